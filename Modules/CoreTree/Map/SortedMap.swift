@@ -1,0 +1,333 @@
+/// An immutable sorted map with structural sharing: every update returns a new map that shares all
+/// untouched nodes with the old one, so copies are free and updates cost O(log n).
+///
+/// The map is a weight-balanced binary search tree (Adams' tree, delta 3, ratio 2). Each node keeps
+/// the size of its subtree, which also makes positional access (``element(at:)``,
+/// ``index(of:)``) O(log n): query windows such as "the last 100 children" use it.
+public struct SortedMap<Key: ThreeWayComparable, Value> {
+    @usableFromInline
+    final class TreeNode: @unchecked Sendable {
+        // Immutable after construction; @unchecked because the class is generic.
+        @usableFromInline let key: Key
+        @usableFromInline let value: Value
+        @usableFromInline let left: TreeNode?
+        @usableFromInline let right: TreeNode?
+        @usableFromInline let size: Int
+
+        @inlinable
+        init(key: Key, value: Value, left: TreeNode?, right: TreeNode?) {
+            self.key = key
+            self.value = value
+            self.left = left
+            self.right = right
+            self.size = (left?.size ?? 0) + (right?.size ?? 0) + 1
+        }
+    }
+
+    @usableFromInline var root: TreeNode?
+
+    @inlinable
+    init(root: TreeNode?) { self.root = root }
+
+    /// An empty map.
+    @inlinable
+    public init() { root = nil }
+
+    /// Builds a perfectly balanced map from elements already sorted by key with no duplicates.
+    ///
+    /// - Complexity: O(n).
+    @inlinable
+    public init(sortedUniqueElements elements: some Collection<(key: Key, value: Value)>) {
+        let array = Array(elements)
+        root = array.withUnsafeBufferPointer { SortedMap.build($0, 0, $0.count) }
+    }
+
+    @inlinable
+    static func build(_ elements: UnsafeBufferPointer<(key: Key, value: Value)>, _ lower: Int, _ upper: Int) -> TreeNode? {
+        if lower >= upper { return nil }
+        let middle = (lower + upper) / 2
+        return TreeNode(
+            key: elements[middle].key, value: elements[middle].value,
+            left: build(elements, lower, middle), right: build(elements, middle + 1, upper))
+    }
+
+    /// Builds a map from arbitrary elements; when a key repeats, the last value wins.
+    ///
+    /// - Complexity: O(n log n), O(n) when the elements are already sorted.
+    @inlinable
+    public init(_ elements: some Sequence<(key: Key, value: Value)>) {
+        var array = Array(elements)
+        var sorted = true
+        var index = 1
+        while index < array.count {
+            if Key.compare(array[index - 1].key, array[index].key) >= 0 { sorted = false; break }
+            index += 1
+        }
+        if !sorted {
+            // A stable sort keeps the input order among equal keys, so the last one can win.
+            let indexed = array.enumerated().sorted { a, b in
+                let order = Key.compare(a.element.key, b.element.key)
+                return order != 0 ? order < 0 : a.offset < b.offset
+            }
+            array.removeAll(keepingCapacity: true)
+            for (_, element) in indexed {
+                if let last = array.last, Key.compare(last.key, element.key) == 0 {
+                    array[array.count - 1] = element
+                } else {
+                    array.append(element)
+                }
+            }
+        }
+        self.init(sortedUniqueElements: array)
+    }
+
+    /// The number of elements. - Complexity: O(1).
+    @inlinable public var count: Int { root?.size ?? 0 }
+
+    /// Whether the map has no elements. - Complexity: O(1).
+    @inlinable public var isEmpty: Bool { root == nil }
+
+    /// The value stored for `key`, or `nil`.
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public subscript(key: Key) -> Value? {
+        var node = root
+        while let current = node {
+            let order = Key.compare(key, current.key)
+            if order == 0 { return current.value }
+            node = order < 0 ? current.left : current.right
+        }
+        return nil
+    }
+
+    /// Whether `key` is present. - Complexity: O(log n).
+    @inlinable
+    public func contains(_ key: Key) -> Bool { self[key] != nil }
+
+    /// A map with `value` stored for `key`, replacing any previous value.
+    ///
+    /// - Complexity: O(log n); the result shares all other nodes with `self`.
+    @inlinable
+    public func inserting(_ key: Key, _ value: Value) -> SortedMap {
+        SortedMap(root: SortedMap.insert(key, value, into: root))
+    }
+
+    /// A map without `key`; `self` when the key is absent.
+    ///
+    /// - Complexity: O(log n); the result shares all other nodes with `self`.
+    @inlinable
+    public func removing(_ key: Key) -> SortedMap {
+        guard let root else { return self }
+        guard case .removed(let newRoot) = SortedMap.remove(key, from: root) else { return self }
+        return SortedMap(root: newRoot)
+    }
+
+    /// The element with the smallest key. - Complexity: O(log n).
+    @inlinable
+    public var first: (key: Key, value: Value)? {
+        guard var node = root else { return nil }
+        while let left = node.left { node = left }
+        return (node.key, node.value)
+    }
+
+    /// The element with the largest key. - Complexity: O(log n).
+    @inlinable
+    public var last: (key: Key, value: Value)? {
+        guard var node = root else { return nil }
+        while let right = node.right { node = right }
+        return (node.key, node.value)
+    }
+
+    /// The element with the largest key smaller than `key` (`key` need not be present).
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public func predecessor(of key: Key) -> (key: Key, value: Value)? {
+        var node = root
+        var best: TreeNode?
+        while let current = node {
+            if Key.compare(current.key, key) < 0 {
+                best = current
+                node = current.right
+            } else {
+                node = current.left
+            }
+        }
+        return best.map { ($0.key, $0.value) }
+    }
+
+    /// The element with the smallest key larger than `key` (`key` need not be present).
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public func successor(of key: Key) -> (key: Key, value: Value)? {
+        var node = root
+        var best: TreeNode?
+        while let current = node {
+            if Key.compare(current.key, key) > 0 {
+                best = current
+                node = current.left
+            } else {
+                node = current.right
+            }
+        }
+        return best.map { ($0.key, $0.value) }
+    }
+
+    /// The element at a position in key order (0 is the smallest key).
+    ///
+    /// - Precondition: `0 <= index < count`.
+    /// - Complexity: O(log n).
+    @inlinable
+    public func element(at index: Int) -> (key: Key, value: Value) {
+        precondition(index >= 0 && index < count, "SortedMap index \(index) out of range 0..<\(count)")
+        var node = root!
+        var remaining = index
+        while true {
+            let leftSize = node.left?.size ?? 0
+            if remaining < leftSize {
+                node = node.left!
+            } else if remaining == leftSize {
+                return (node.key, node.value)
+            } else {
+                remaining -= leftSize + 1
+                node = node.right!
+            }
+        }
+    }
+
+    /// The number of keys smaller than `key`: its position if present, else where it would go.
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public func index(of key: Key) -> Int {
+        var node = root
+        var rank = 0
+        while let current = node {
+            let order = Key.compare(key, current.key)
+            if order <= 0 {
+                if order == 0 { return rank + (current.left?.size ?? 0) }
+                node = current.left
+            } else {
+                rank += (current.left?.size ?? 0) + 1
+                node = current.right
+            }
+        }
+        return rank
+    }
+}
+
+extension SortedMap: @unchecked Sendable where Key: Sendable, Value: Sendable {}
+
+// MARK: - Balancing
+
+extension SortedMap {
+    @usableFromInline static var delta: Int { 3 }
+    @usableFromInline static var ratio: Int { 2 }
+
+    @inlinable
+    static func size(_ node: TreeNode?) -> Int { node?.size ?? 0 }
+
+    @inlinable
+    static func insert(_ key: Key, _ value: Value, into node: TreeNode?) -> TreeNode {
+        guard let node else { return TreeNode(key: key, value: value, left: nil, right: nil) }
+        let order = Key.compare(key, node.key)
+        if order == 0 {
+            return TreeNode(key: key, value: value, left: node.left, right: node.right)
+        } else if order < 0 {
+            return balance(node.key, node.value, insert(key, value, into: node.left), node.right)
+        } else {
+            return balance(node.key, node.value, node.left, insert(key, value, into: node.right))
+        }
+    }
+
+    @usableFromInline
+    enum Removal {
+        case notFound
+        case removed(TreeNode?)
+    }
+
+    /// Removes `key` from the subtree, reporting whether it was there and the new subtree.
+    @inlinable
+    static func remove(_ key: Key, from node: TreeNode) -> Removal {
+        let order = Key.compare(key, node.key)
+        if order == 0 {
+            return .removed(glue(node.left, node.right))
+        } else if order < 0 {
+            guard let left = node.left, case .removed(let newLeft) = remove(key, from: left) else { return .notFound }
+            return .removed(balance(node.key, node.value, newLeft, node.right))
+        } else {
+            guard let right = node.right, case .removed(let newRight) = remove(key, from: right) else { return .notFound }
+            return .removed(balance(node.key, node.value, node.left, newRight))
+        }
+    }
+
+    /// Joins two subtrees whose keys are all ordered left before right, and whose sizes were balanced.
+    @inlinable
+    static func glue(_ left: TreeNode?, _ right: TreeNode?) -> TreeNode? {
+        guard let left else { return right }
+        guard let right else { return left }
+        if left.size > right.size {
+            let (maxKey, maxValue, rest) = removeMax(left)
+            return balance(maxKey, maxValue, rest, right)
+        } else {
+            let (minKey, minValue, rest) = removeMin(right)
+            return balance(minKey, minValue, left, rest)
+        }
+    }
+
+    @inlinable
+    static func removeMin(_ node: TreeNode) -> (Key, Value, TreeNode?) {
+        guard let left = node.left else { return (node.key, node.value, node.right) }
+        let (key, value, rest) = removeMin(left)
+        return (key, value, balance(node.key, node.value, rest, node.right))
+    }
+
+    @inlinable
+    static func removeMax(_ node: TreeNode) -> (Key, Value, TreeNode?) {
+        guard let right = node.right else { return (node.key, node.value, node.left) }
+        let (key, value, rest) = removeMax(right)
+        return (key, value, balance(node.key, node.value, node.left, rest))
+    }
+
+    @inlinable
+    static func balance(_ key: Key, _ value: Value, _ left: TreeNode?, _ right: TreeNode?) -> TreeNode {
+        let leftSize = size(left)
+        let rightSize = size(right)
+        if leftSize + rightSize <= 1 {
+            return TreeNode(key: key, value: value, left: left, right: right)
+        }
+        if rightSize > delta * leftSize {
+            let right = right!
+            if size(right.left) < ratio * size(right.right) {
+                // Single left rotation.
+                return TreeNode(
+                    key: right.key, value: right.value,
+                    left: TreeNode(key: key, value: value, left: left, right: right.left),
+                    right: right.right)
+            }
+            // Double left rotation.
+            let pivot = right.left!
+            return TreeNode(
+                key: pivot.key, value: pivot.value,
+                left: TreeNode(key: key, value: value, left: left, right: pivot.left),
+                right: TreeNode(key: right.key, value: right.value, left: pivot.right, right: right.right))
+        }
+        if leftSize > delta * rightSize {
+            let left = left!
+            if size(left.right) < ratio * size(left.left) {
+                return TreeNode(
+                    key: left.key, value: left.value,
+                    left: left.left,
+                    right: TreeNode(key: key, value: value, left: left.right, right: right))
+            }
+            let pivot = left.right!
+            return TreeNode(
+                key: pivot.key, value: pivot.value,
+                left: TreeNode(key: left.key, value: left.value, left: left.left, right: pivot.left),
+                right: TreeNode(key: key, value: value, left: pivot.right, right: right))
+        }
+        return TreeNode(key: key, value: value, left: left, right: right)
+    }
+}
