@@ -107,9 +107,13 @@ public struct ChildKey: Sendable, Hashable, Comparable, CustomStringConvertible,
         compare(lhs, rhs) < 0
     }
 
+    /// Keys are equal when they have the same kind and the same UTF-8 bytes.
+    ///
+    /// Not Swift's `String ==`, which treats canonically equivalent strings (`"é"` and `"e\u{301}"`)
+    /// as equal while ``compare(_:_:)`` and the database keep them apart.
     @inlinable
     public static func == (lhs: ChildKey, rhs: ChildKey) -> Bool {
-        lhs.kind == rhs.kind && lhs.stringValue == rhs.stringValue
+        lhs.kind == rhs.kind && lhs.stringValue.utf8.elementsEqual(rhs.stringValue.utf8)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -37,7 +37,10 @@ public struct TreePath: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Splits a path string on `/` without validating the segments (for trusted or wire input).
     public init(unchecked string: String) {
-        keys = string.split(separator: "/", omittingEmptySubsequences: true).map { ChildKey(String($0)) }
+        // Split on the "/" byte, not on Characters: a key that starts with a combining mark would
+        // otherwise form one grapheme cluster with the "/" before it, and the split would miss it.
+        keys = string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map { ChildKey(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// Whether this is the root.

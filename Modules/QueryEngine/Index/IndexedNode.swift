@@ -1,0 +1,143 @@
+public import CoreTree
+
+/// A node together with its children ordered by a ``QueryIndex``.
+///
+/// Key order comes free from the node itself; for other orders a second persistent map is kept
+/// beside the node and updated child by child, so a change to one child of a large location costs
+/// O(log n), not a re-sort.
+public struct IndexedNode: Sendable {
+    /// The data.
+    public let node: Node
+    /// The order used for the children.
+    public let index: QueryIndex
+    /// The children by index position; `nil` when index order is key order.
+    let ordered: SortedMap<IndexKey, Node>?
+
+    /// Indexes `node` by `index`.
+    ///
+    /// - Complexity: O(1) for the key index, O(n) for the priority index when no child has a
+    ///   priority, O(n log n) otherwise.
+    public init(_ node: Node, index: QueryIndex) {
+        self.node = node
+        self.index = index
+        self.ordered = IndexedNode.buildOrdered(node, index)
+    }
+
+    init(node: Node, index: QueryIndex, ordered: SortedMap<IndexKey, Node>?) {
+        self.node = node
+        self.index = index
+        self.ordered = ordered
+    }
+
+    private static func buildOrdered(_ node: Node, _ index: QueryIndex) -> SortedMap<IndexKey, Node>? {
+        switch index {
+        case .key:
+            return nil
+        case .priority:
+            if !node.children.contains(where: { $0.value.priority != nil }) { return nil }
+        case .value, .child:
+            break
+        }
+        return SortedMap(node.children.map { (key: index.key(name: $0.key, node: $0.value), value: $0.value) })
+    }
+
+    /// The number of children.
+    public var count: Int { node.childCount }
+
+    /// The first child in index order.
+    public var firstChild: NamedNode? {
+        if let ordered { return ordered.first.map { NamedNode(name: $0.key.name, node: $0.value) } }
+        return node.children.first.map { NamedNode(name: $0.key, node: $0.value) }
+    }
+
+    /// The last child in index order.
+    public var lastChild: NamedNode? {
+        if let ordered { return ordered.last.map { NamedNode(name: $0.key.name, node: $0.value) } }
+        return node.children.last.map { NamedNode(name: $0.key, node: $0.value) }
+    }
+
+    /// The key of the child just before `name` (holding `child`) in index order.
+    public func predecessor(of name: ChildKey, child: Node) -> ChildKey? {
+        if let ordered { return ordered.predecessor(of: index.key(name: name, node: child))?.key.name }
+        return node.children.predecessor(of: name)?.key
+    }
+
+    /// The children in index order.
+    public var children: [NamedNode] {
+        if let ordered { return ordered.map { NamedNode(name: $0.key.name, node: $0.value) } }
+        return node.children.map { NamedNode(name: $0.key, node: $0.value) }
+    }
+
+    /// The children in reverse index order.
+    public var reversedChildren: [NamedNode] {
+        if let ordered { return ordered.reversedElements().map { NamedNode(name: $0.key.name, node: $0.value) } }
+        return node.children.reversedElements().map { NamedNode(name: $0.key, node: $0.value) }
+    }
+
+    /// Calls `body` with the children in index order (reversed on request) starting at the first
+    /// child at or after `start` (at or before when reversed), until `body` returns `false`.
+    public func forEachChild(from start: IndexKey?, reversed: Bool = false, _ body: (NamedNode) -> Bool) {
+        if let ordered {
+            let sequence: IteratorSequence<SortedMap<IndexKey, Node>.Iterator>
+            switch (start, reversed) {
+            case (nil, false): sequence = IteratorSequence(ordered.makeIterator())
+            case (nil, true): sequence = ordered.reversedElements()
+            case (let start?, false): sequence = ordered.elements(from: start)
+            case (let start?, true): sequence = ordered.reversedElements(from: start)
+            }
+            for element in sequence where !body(NamedNode(name: element.key.name, node: element.value)) { return }
+            return
+        }
+        let children = node.children
+        let sequence: IteratorSequence<SortedMap<ChildKey, Node>.Iterator>
+        switch (start, reversed) {
+        case (nil, false): sequence = IteratorSequence(children.makeIterator())
+        case (nil, true): sequence = children.reversedElements()
+        case (let start?, false):
+            sequence = children.elements(from: IndexedNode.keyOrderStart(start, reversed: false))
+        case (let start?, true):
+            sequence = children.reversedElements(from: IndexedNode.keyOrderStart(start, reversed: true))
+        }
+        for element in sequence where !body(NamedNode(name: element.key, node: element.value)) { return }
+    }
+
+    /// Where a position falls in key order, for orders that coincide with key order.
+    private static func keyOrderStart(_ position: IndexKey, reversed: Bool) -> ChildKey {
+        switch position.value {
+        case .min: return .min
+        case .max: return .max
+        case .node(let value):
+            // Without a separate order every child's index value is empty (key index, or the
+            // priority index with no priorities), so a bound with a real value lies after them all.
+            return value.isEmpty ? position.name : .max
+        }
+    }
+
+    /// The same data with the child `name` replaced by `child` (removed when empty).
+    ///
+    /// - Complexity: O(log n).
+    public func updatingImmediateChild(_ name: ChildKey, to child: Node) -> IndexedNode {
+        if name.isPriorityKey {
+            return IndexedNode(node: node.updatingImmediateChild(name, to: child), index: index, ordered: ordered)
+        }
+        let oldChild = node.immediateChild(name)
+        let newNode = node.updatingImmediateChild(name, to: child)
+        guard var ordered else {
+            if case .priority = index, child.priority != nil {
+                return IndexedNode(newNode, index: index)
+            }
+            return IndexedNode(node: newNode, index: index, ordered: nil)
+        }
+        if !oldChild.isEmpty { ordered = ordered.removing(index.key(name: name, node: oldChild)) }
+        if !child.isEmpty { ordered = ordered.inserting(index.key(name: name, node: child), child) }
+        return IndexedNode(node: newNode, index: index, ordered: ordered)
+    }
+
+    /// The same data with another priority.
+    public func updatingPriority(_ priority: Priority?) -> IndexedNode {
+        IndexedNode(node: node.withPriority(priority), index: index, ordered: ordered)
+    }
+
+    /// Whether both hold the same data (the order follows from it).
+    public func hasSameData(as other: IndexedNode) -> Bool { node == other.node }
+}

@@ -1,0 +1,87 @@
+import Testing
+@testable import CoreTree
+
+@Suite("Server values")
+struct ServerValueTests {
+    let now: Int64 = 1_700_000_000_123
+
+    @Test("placeholders have the documented JSON form")
+    func forms() {
+        #expect(ServerValue.timestamp == json(#"{".sv": "timestamp"}"#))
+        #expect(ServerValue.timestamp.jsonString() == #"{".sv":"timestamp"}"#)
+        #expect(ServerValue.increment(2) == json(#"{".sv": {"increment": 2}}"#))
+        #expect(ServerValue.increment(-0.5).jsonString() == #"{".sv":{"increment":-0.5}}"#)
+        #expect(ServerValue.isPlaceholder(json(#"{".sv": "timestamp"}"#)))
+        #expect(ServerValue.isPlaceholder(ServerValue.increment(1)))
+        #expect(!ServerValue.isPlaceholder(json(#"{".sv": "timestamp", "a": 1}"#)))
+        #expect(!ServerValue.isPlaceholder(json(#"{"sv": "timestamp"}"#)))
+        #expect(!ServerValue.isPlaceholder(str("timestamp")))
+        #expect(!ServerValue.isPlaceholder(.empty))
+        #expect(ServerValue.containsPlaceholder(json(#"{"a": {"b": {".sv": "timestamp"}}}"#)))
+        #expect(!ServerValue.containsPlaceholder(json(#"{"a": {"b": 1}, "c": "x"}"#)))
+        #expect(!ServerValue.containsPlaceholder(num(1)))
+    }
+
+    @Test("timestamps resolve to the server time")
+    func timestamp() {
+        #expect(ServerValue.resolve(ServerValue.timestamp, existing: .empty, serverTime: now) == num(Double(now)))
+        #expect(ServerValue.resolve(ServerValue.timestamp, existing: str("old"), serverTime: now) == num(Double(now)))
+    }
+
+    @Test("increments add to existing numbers and otherwise set the delta")
+    func increment() {
+        #expect(ServerValue.resolve(ServerValue.increment(2), existing: num(40), serverTime: now) == num(42))
+        #expect(ServerValue.resolve(ServerValue.increment(-1.5), existing: num(1), serverTime: now) == num(-0.5))
+        #expect(ServerValue.resolve(ServerValue.increment(2), existing: .empty, serverTime: now) == num(2))
+        #expect(ServerValue.resolve(ServerValue.increment(2), existing: str("10"), serverTime: now) == num(2))
+        #expect(ServerValue.resolve(ServerValue.increment(2), existing: bool(true), serverTime: now) == num(2))
+        #expect(ServerValue.resolve(ServerValue.increment(2), existing: json(#"{"a": 1}"#), serverTime: now) == num(2))
+    }
+
+    @Test("nested placeholders resolve against the matching existing data")
+    func nested() {
+        let write = json(#"""
+        {"created": {".sv": "timestamp"},
+         "stats": {"views": {".sv": {"increment": 1}}, "likes": {".sv": {"increment": 5}}, "name": "x"},
+         "plain": 3, ".priority": "p"}
+        """#)
+        let existing = json(#"{"stats": {"views": 10, "likes": "many"}, "created": 1}"#)
+        let resolved = ServerValue.resolve(write, existing: existing, serverTime: now)
+        let expected = json(#"""
+        {"created": 1700000000123, "stats": {"views": 11, "likes": 5, "name": "x"}, "plain": 3, ".priority": "p"}
+        """#)
+        #expect(resolved == expected, "\(resolved)")
+        #expect(!ServerValue.containsPlaceholder(resolved))
+        // Data without placeholders is returned unchanged.
+        let plain = json(#"{"a": 1, "b": {"c": true}}"#)
+        #expect(ServerValue.resolve(plain, existing: existing, serverTime: now) == plain)
+    }
+
+    @Test("the JSON parser keeps `.sv` as a placeholder child")
+    func parsing() {
+        let node = json(#"{"t": {".sv": "timestamp"}}"#)
+        #expect(ServerValue.isPlaceholder(node.immediateChild("t")))
+        #expect(node.child(at: "t/.sv") == str("timestamp"))
+    }
+
+    @Test("validatePlaceholder accepts the known forms and rejects others")
+    func validation() throws {
+        try ServerValue.validatePlaceholder(ServerValue.timestamp, at: "a")
+        try ServerValue.validatePlaceholder(ServerValue.increment(3), at: "a")
+        try ServerValue.validatePlaceholder(ServerValue.increment(-1e-9), at: "a")
+        let unknown = [
+            #"{".sv": "now"}"#, #"{".sv": 1}"#, #"{".sv": true}"#, #"{".sv": {"increment": "1"}}"#,
+            #"{".sv": {"increment": true}}"#, #"{".sv": {"decrement": 1}}"#, #"{".sv": {"increment": 1, "x": 2}}"#,
+            #"{".sv": {"increment": {"a": 1}}}"#,
+        ]
+        for text in unknown {
+            let error = expectCoreTreeError(.invalidValue, "\(text)") { try ServerValue.validatePlaceholder(json(text), at: "a/b") }
+            #expect(error?.message.contains("/a/b") == true)
+        }
+        expectCoreTreeError(.invalidValue) { try ServerValue.validatePlaceholder(ServerValue.increment(.nan), at: "a") }
+        expectCoreTreeError(.invalidValue) { try ServerValue.validatePlaceholder(ServerValue.increment(.infinity), at: "a") }
+        // Validation of writes applies the same check to placeholders inside data.
+        expectCoreTreeError(.invalidValue) { try Validation.validateWrite(json(#"{"x": {".sv": "bogus"}}"#), at: "a") }
+        try Validation.validateWrite(json(#"{"x": {".sv": "timestamp"}, "y": {".sv": {"increment": 1}}}"#), at: "a")
+    }
+}
