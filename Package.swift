@@ -28,9 +28,10 @@ let package = Package(
             dependencies: ["CoreTree"],
             path: tests("CoreTreeTests")
         ),
+        .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",
-            dependencies: ["CoreTree"],
+            dependencies: ["CoreTree", "CMallocInfo"],
             path: tool("coretree-benchmark")
         ),
     ],
@@ -38,7 +39,7 @@ let package = Package(
 )
 
 // Settings every target shares, applied in one loop (as swift-nio does).
-for target in package.targets {
+for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

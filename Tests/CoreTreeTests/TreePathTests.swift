@@ -1,9 +1,8 @@
 import Testing
 @testable import CoreTree
 
-/// Parses with the validating initialiser. (`TreePath("literal")` with a literal argument would
-/// be a literal coercion, SE-0213, and skip validation.)
-private func parse(_ string: String) throws(CoreTreeError) -> TreePath { try TreePath(string) }
+/// Parses with the validating initialiser.
+private func parse(_ string: String) throws(CoreTreeError) -> TreePath { try TreePath(validating: string) }
 
 @Suite("TreePath")
 struct TreePathTests {
@@ -12,7 +11,7 @@ struct TreePathTests {
         ("a//b", ["a", "b"]), ("/users/42/name", ["users", "42", "name"]),
     ])
     func normalisation(input: String, keys: [String]) throws {
-        let path = try TreePath(input)
+        let path = try TreePath(validating: input)
         #expect(path.keys.map(\.stringValue) == keys)
         #expect(path == TreePath(unchecked: input))
         #expect(path.depth == keys.count)
@@ -90,7 +89,7 @@ struct TreePathTests {
         ".priority/a", "a/.priority/b", "a/.value", ".sv",
     ])
     func invalidSegments(input: String) {
-        let error = expectCoreTreeError(.invalidPath) { _ = try TreePath(input) }
+        let error = expectCoreTreeError(.invalidPath) { _ = try TreePath(validating: input) }
         #expect(error?.message.contains("Invalid path") == true)
     }
 
@@ -108,9 +107,9 @@ struct TreePathTests {
     @Test("depth and length limits")
     func limits() throws {
         let levels32 = Array(repeating: "a", count: 32).joined(separator: "/")
-        #expect(try TreePath(levels32).depth == 32)
+        #expect(try TreePath(validating: levels32).depth == 32)
         let levels33 = Array(repeating: "a", count: 33).joined(separator: "/")
-        let deep = expectCoreTreeError(.pathTooDeep) { _ = try TreePath(levels33) }
+        let deep = expectCoreTreeError(.pathTooDeep) { _ = try TreePath(validating: levels33) }
         #expect(deep?.message.contains("33") == true)
 
         // 32 levels, exactly 768 bytes: 31 separators + 737 key bytes (31 × 23 + 24).
@@ -118,16 +117,16 @@ struct TreePathTests {
         keys.append(String(repeating: "k", count: 24))
         let maximal = keys.joined(separator: "/")
         #expect(maximal.utf8.count == 768)
-        let path = try TreePath(maximal)
+        let path = try TreePath(validating: maximal)
         #expect(path.depth == 32 && path.utf8Length == 768)
 
         keys[31] += "k"
-        let tooLong = expectCoreTreeError(.pathTooLong) { _ = try TreePath(keys.joined(separator: "/")) }
+        let tooLong = expectCoreTreeError(.pathTooLong) { _ = try TreePath(validating: keys.joined(separator: "/")) }
         #expect(tooLong?.message.contains("769") == true)
 
         // Multi-byte characters count in UTF-8 bytes: 256 × "✔" (3 bytes) = 768 bytes, one more is too long.
-        #expect(try TreePath(String(repeating: "✔", count: 256)).utf8Length == 768)
-        expectCoreTreeError(.pathTooLong) { _ = try TreePath(String(repeating: "✔", count: 256) + "x") }
+        #expect(try TreePath(validating: String(repeating: "✔", count: 256)).utf8Length == 768)
+        expectCoreTreeError(.pathTooLong) { _ = try TreePath(validating: String(repeating: "✔", count: 256) + "x") }
         // Slashes at the ends are not counted.
         #expect(try parse("/" + String(repeating: "x", count: 768) + "/").utf8Length == 768)
     }

@@ -5,8 +5,8 @@
 import CoreTree
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
+#if canImport(CMallocInfo) && os(Linux)
+import CMallocInfo
 #endif
 
 /// A seeded generator so every run measures the same data.
@@ -23,7 +23,7 @@ struct SplitMix64: RandomNumberGenerator {
 
 /// Bytes currently allocated with malloc (glibc's `mallinfo2().uordblks`).
 func allocatedBytes() -> Int {
-    #if canImport(Glibc)
+    #if canImport(CMallocInfo) && os(Linux)
     return Int(mallinfo2().uordblks)
     #else
     return 0

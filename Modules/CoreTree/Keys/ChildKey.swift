@@ -5,7 +5,7 @@
 /// ``min`` and ``max``, sort before and after every real key; query bounds use them.
 ///
 /// Creating a `ChildKey` does not validate it; use ``Validation/validateKey(_:)`` or
-/// ``TreePath/init(_:)`` for input from users.
+/// ``TreePath/init(validating:)`` for input from users.
 public struct ChildKey: Sendable, Hashable, Comparable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {

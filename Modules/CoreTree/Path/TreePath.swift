@@ -19,8 +19,11 @@ public struct TreePath: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// segment may be `.info` and the last may be `.priority`. The whole path may have at most 32
     /// levels and 768 UTF-8 bytes.
     ///
+    /// The initializer is labelled so that it cannot be mistaken for the unvalidated string-literal
+    /// form (`let path: TreePath = "a/b"`), which trusts its input.
+    ///
     /// - Throws: ``CoreTreeError`` with code `invalidPath`, `pathTooDeep` or `pathTooLong`.
-    public init(_ string: String) throws(CoreTreeError) {
+    public init(validating string: String) throws(CoreTreeError) {
         let parsed = TreePath(unchecked: string)
         for (index, key) in parsed.keys.enumerated() {
             if index == 0 && key == .info { continue }

@@ -1,0 +1,89 @@
+public import CoreTree
+
+/// What kind of event a listener receives.
+public enum EventType: String, Sendable, Hashable, CaseIterable {
+    /// The whole data at the location, sent once the view's data is complete.
+    case value
+    /// A child entered the view.
+    case childAdded = "child_added"
+    /// A child left the view.
+    case childRemoved = "child_removed"
+    /// A child's data changed.
+    case childChanged = "child_changed"
+    /// A child changed position in the view's order.
+    case childMoved = "child_moved"
+
+    /// The order events of one operation are raised in: removed, added, moved, changed, value.
+    var raiseOrder: Int {
+        switch self {
+        case .childRemoved: 0
+        case .childAdded: 1
+        case .childMoved: 2
+        case .childChanged: 3
+        case .value: 4
+        }
+    }
+}
+
+/// One change to a view's data, before it becomes events for each registration.
+public struct Change: Sendable {
+    /// The kind of change.
+    public var type: EventType
+    /// The new data (the old data for removals).
+    public var node: IndexedNode
+    /// The child's key, for child changes.
+    public var childName: ChildKey?
+    /// The child's previous data, for changes.
+    public var oldNode: Node?
+    /// The key of the previous sibling, filled in when events are generated.
+    public var previousName: ChildKey?
+
+    static func value(_ node: IndexedNode) -> Change {
+        Change(type: .value, node: node, childName: nil, oldNode: nil, previousName: nil)
+    }
+
+    static func childAdded(_ name: ChildKey, _ node: Node) -> Change {
+        Change(type: .childAdded, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+    }
+
+    static func childRemoved(_ name: ChildKey, _ node: Node) -> Change {
+        Change(type: .childRemoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+    }
+
+    static func childChanged(_ name: ChildKey, new: Node, old: Node) -> Change {
+        Change(type: .childChanged, node: IndexedNode(new, index: .key), childName: name, oldNode: old, previousName: nil)
+    }
+
+    static func childMoved(_ name: ChildKey, _ node: Node) -> Change {
+        Change(type: .childMoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+    }
+}
+
+/// Collapses the changes one operation makes to each child into at most one change per child.
+struct ChildChangeAccumulator {
+    private(set) var changes: [ChildKey: Change] = [:]
+
+    mutating func track(_ change: Change) {
+        guard let name = change.childName, !name.isPriorityKey else { return }
+        guard let old = changes[name] else {
+            changes[name] = change
+            return
+        }
+        switch (old.type, change.type) {
+        case (.childAdded, .childRemoved):
+            changes[name] = nil
+        case (.childRemoved, .childAdded):
+            changes[name] = .childChanged(name, new: change.node.node, old: old.node.node)
+        case (.childChanged, .childRemoved):
+            changes[name] = .childRemoved(name, old.oldNode ?? .empty)
+        case (.childAdded, .childChanged):
+            changes[name] = .childAdded(name, change.node.node)
+        case (.childChanged, .childChanged):
+            changes[name] = .childChanged(name, new: change.node.node, old: old.oldNode ?? .empty)
+        default:
+            preconditionFailure("Illegal combination of changes: \(change.type) after \(old.type) for \(name)")
+        }
+    }
+
+    var allChanges: [Change] { Array(changes.values) }
+}

@@ -1,0 +1,242 @@
+public import CoreTree
+
+/// One pending user write.
+public struct UserWriteRecord: Sendable {
+    /// The write's id, increasing in the order writes were made.
+    public var writeId: Int64
+    /// Where the write applies.
+    public var path: TreePath
+    /// For a set: the data written.
+    public var overwrite: Node?
+    /// For an update: the data written at each path relative to `path`.
+    public var merge: [(path: TreePath, node: Node)]?
+    /// Whether listeners see the write (transactions may write invisibly).
+    public var visible: Bool
+
+    /// Whether the write covers all of `other`.
+    func covers(_ other: TreePath) -> Bool {
+        if overwrite != nil { return path.contains(other) }
+        return merge?.contains { path.appending($0.path).contains(other) } ?? false
+    }
+}
+
+/// The user's pending writes, layered over server data so listeners see them at once and see the
+/// server's data again if a write is rejected.
+public struct WriteTree: Sendable {
+    /// The pending writes in write-id order.
+    public private(set) var allWrites: [UserWriteRecord] = []
+    /// The visible writes merged into one compound write.
+    var visibleWrites = CompoundWrite.empty
+    private var lastWriteId: Int64 = -1
+
+    /// An empty write tree.
+    public init() {}
+
+    /// Records a set. Write ids must increase.
+    public mutating func addOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool) {
+        precondition(writeId > lastWriteId, "Stacking an older write on top of newer ones")
+        allWrites.append(UserWriteRecord(writeId: writeId, path: path, overwrite: node, merge: nil, visible: visible))
+        if visible { visibleWrites = visibleWrites.addingWrite(at: path, node) }
+        lastWriteId = writeId
+    }
+
+    /// Records an update (a merge of several paths). Write ids must increase.
+    public mutating func addMerge(path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64) {
+        precondition(writeId > lastWriteId, "Stacking an older merge on top of newer ones")
+        allWrites.append(UserWriteRecord(writeId: writeId, path: path, overwrite: nil, merge: children, visible: true))
+        for child in children { visibleWrites = visibleWrites.addingWrite(at: path.appending(child.path), child.node) }
+        lastWriteId = writeId
+    }
+
+    /// The pending write with `writeId`.
+    public func write(withId writeId: Int64) -> UserWriteRecord? {
+        allWrites.first { $0.writeId == writeId }
+    }
+
+    /// Removes a write (acknowledged or reverted), in any order.
+    ///
+    /// - Returns: whether listeners may see a difference (`false` when a later visible write
+    ///   fully shadowed the removed one).
+    public mutating func removeWrite(_ writeId: Int64) -> Bool {
+        guard let position = allWrites.firstIndex(where: { $0.writeId == writeId }) else {
+            preconditionFailure("removeWrite called with a nonexistent write id \(writeId)")
+        }
+        let removed = allWrites.remove(at: position)
+        var wasVisible = removed.visible
+        var overlaps = false
+        var index = allWrites.count - 1
+        while wasVisible && index >= 0 {
+            let current = allWrites[index]
+            if current.visible {
+                if index >= position && current.covers(removed.path) {
+                    wasVisible = false
+                } else if removed.path.contains(current.path) {
+                    overlaps = true
+                }
+            }
+            index -= 1
+        }
+        if !wasVisible { return false }
+        if overlaps {
+            visibleWrites = WriteTree.layer(allWrites, at: .root) { $0.visible }
+            lastWriteId = allWrites.last?.writeId ?? -1
+        } else if removed.overwrite != nil {
+            visibleWrites = visibleWrites.removingWrite(at: removed.path)
+        } else {
+            for child in removed.merge ?? [] {
+                visibleWrites = visibleWrites.removingWrite(at: removed.path.appending(child.path))
+            }
+        }
+        return true
+    }
+
+    /// Removes every pending write.
+    public mutating func removeAllWrites() -> [UserWriteRecord] {
+        let writes = allWrites
+        allWrites = []
+        visibleWrites = .empty
+        return writes
+    }
+
+    /// The data the visible writes fully determine at `path`, if they do.
+    public func completeWriteData(at path: TreePath) -> Node? { visibleWrites.completeNode(at: path) }
+
+    /// The write tree as seen from `path`.
+    public func childWrites(at path: TreePath) -> WriteTreeRef { WriteTreeRef(path: path, tree: self) }
+
+    /// Layers the writes accepted by `include` into one compound write relative to `root`.
+    static func layer(_ writes: [UserWriteRecord], at root: TreePath, include: (UserWriteRecord) -> Bool) -> CompoundWrite {
+        var result = CompoundWrite.empty
+        for write in writes where include(write) {
+            var targets: [(TreePath, Node)] = []
+            if let node = write.overwrite {
+                targets = [(write.path, node)]
+            } else if let merge = write.merge {
+                targets = merge.map { (write.path.appending($0.path), $0.node) }
+            }
+            for (path, node) in targets {
+                if let relative = path.relative(to: root) {
+                    result = result.addingWrite(at: relative, node)
+                } else if let relative = root.relative(to: path) {
+                    result = result.addingWrite(at: .root, node.child(at: relative))
+                }
+            }
+        }
+        return result
+    }
+
+    // MARK: - Calculations at a path
+
+    func calcCompleteEventCache(
+        at treePath: TreePath, completeServerCache: Node?, excluding writeIds: [Int64] = [], includeHiddenWrites: Bool = false
+    ) -> Node? {
+        if writeIds.isEmpty && !includeHiddenWrites {
+            if let shadowing = visibleWrites.completeNode(at: treePath) { return shadowing }
+            let subMerge = visibleWrites.childCompoundWrite(at: treePath)
+            if subMerge.isEmpty { return completeServerCache }
+            if completeServerCache == nil && !subMerge.hasCompleteWrite(at: .root) { return nil }
+            return subMerge.apply(to: completeServerCache ?? .empty)
+        }
+        let merge = visibleWrites.childCompoundWrite(at: treePath)
+        if !includeHiddenWrites && merge.isEmpty { return completeServerCache }
+        if !includeHiddenWrites && completeServerCache == nil && !merge.hasCompleteWrite(at: .root) { return nil }
+        let layered = WriteTree.layer(allWrites, at: treePath) { write in
+            (write.visible || includeHiddenWrites) && !writeIds.contains(write.writeId)
+                && (write.path.contains(treePath) || treePath.contains(write.path))
+        }
+        return layered.apply(to: completeServerCache ?? .empty)
+    }
+
+    func calcCompleteEventChildren(at treePath: TreePath, completeServerChildren: Node?) -> Node {
+        var result = Node.empty
+        if let topLevelSet = visibleWrites.completeNode(at: treePath) {
+            if !topLevelSet.isLeaf {
+                for (key, child) in topLevelSet.children { result = result.updatingImmediateChild(key, to: child) }
+            }
+            return result
+        }
+        let merge = visibleWrites.childCompoundWrite(at: treePath)
+        if let completeServerChildren {
+            for (key, child) in completeServerChildren.children {
+                let node = merge.childCompoundWrite(at: TreePath(keys: [key])).apply(to: child)
+                result = result.updatingImmediateChild(key, to: node)
+            }
+        }
+        for child in merge.completeChildren { result = result.updatingImmediateChild(child.key, to: child.node) }
+        return result
+    }
+
+    func calcEventCacheAfterServerOverwrite(
+        at treePath: TreePath, childPath: TreePath, existingEventSnap: Node?, existingServerSnap: Node?
+    ) -> Node? {
+        precondition(existingEventSnap != nil || existingServerSnap != nil, "Either existingEventSnap or existingServerSnap must exist")
+        let path = treePath.appending(childPath)
+        if visibleWrites.hasCompleteWrite(at: path) { return nil }
+        let childMerge = visibleWrites.childCompoundWrite(at: path)
+        let server = (existingServerSnap ?? .empty).child(at: childPath)
+        return childMerge.isEmpty ? server : childMerge.apply(to: server)
+    }
+
+    func calcCompleteChild(at treePath: TreePath, key: ChildKey, serverCache: CacheNode) -> Node? {
+        let path = treePath.child(key)
+        if let shadowing = visibleWrites.completeNode(at: path) { return shadowing }
+        guard serverCache.isComplete(forChild: key) else { return nil }
+        return visibleWrites.childCompoundWrite(at: path).apply(to: serverCache.node.node.immediateChild(key))
+    }
+
+    func shadowingWrite(at path: TreePath) -> Node? { visibleWrites.completeNode(at: path) }
+
+    func calcIndexedSlice(
+        at treePath: TreePath, completeServerData: Node?, start: NamedNode, count: Int, reverse: Bool, index: QueryIndex
+    ) -> [NamedNode] {
+        let merge = visibleWrites.childCompoundWrite(at: treePath)
+        let toIterate: Node
+        if let shadowing = merge.completeNode(at: .root) {
+            toIterate = shadowing
+        } else if let completeServerData {
+            toIterate = merge.apply(to: completeServerData)
+        } else {
+            return []
+        }
+        if toIterate.isEmpty || toIterate.isLeaf { return [] }
+        let indexed = IndexedNode(toIterate, index: index)
+        let startKey = index.key(for: start)
+        var nodes: [NamedNode] = []
+        indexed.forEachChild(from: startKey, reversed: reverse) { next in
+            if IndexKey.compare(index.key(for: next), startKey) != 0 { nodes.append(next) }
+            return nodes.count < count
+        }
+        return nodes
+    }
+}
+
+/// The write tree seen from one location, as a view uses it.
+public struct WriteTreeRef: Sendable {
+    /// The location.
+    public let path: TreePath
+    let tree: WriteTree
+
+    func calcCompleteEventCache(_ completeServerCache: Node?, excluding writeIds: [Int64] = [], includeHiddenWrites: Bool = false) -> Node? {
+        tree.calcCompleteEventCache(at: path, completeServerCache: completeServerCache, excluding: writeIds, includeHiddenWrites: includeHiddenWrites)
+    }
+
+    func calcCompleteEventChildren(_ completeServerChildren: Node?) -> Node {
+        tree.calcCompleteEventChildren(at: path, completeServerChildren: completeServerChildren)
+    }
+
+    func calcEventCacheAfterServerOverwrite(_ childPath: TreePath, existingEventSnap: Node?, existingServerSnap: Node?) -> Node? {
+        tree.calcEventCacheAfterServerOverwrite(at: path, childPath: childPath, existingEventSnap: existingEventSnap, existingServerSnap: existingServerSnap)
+    }
+
+    func shadowingWrite(_ childPath: TreePath) -> Node? { tree.shadowingWrite(at: path.appending(childPath)) }
+
+    func calcIndexedSlice(_ completeServerData: Node?, start: NamedNode, count: Int, reverse: Bool, index: QueryIndex) -> [NamedNode] {
+        tree.calcIndexedSlice(at: path, completeServerData: completeServerData, start: start, count: count, reverse: reverse, index: index)
+    }
+
+    func calcCompleteChild(_ key: ChildKey, serverCache: CacheNode) -> Node? {
+        tree.calcCompleteChild(at: path, key: key, serverCache: serverCache)
+    }
+
+    func child(_ key: ChildKey) -> WriteTreeRef { WriteTreeRef(path: path.child(key), tree: tree) }
+}

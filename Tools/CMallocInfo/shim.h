@@ -1,0 +1,2 @@
+// Exposes glibc's malloc statistics (mallinfo2) to the benchmarks.
+#include <malloc.h>
