@@ -7,12 +7,13 @@
 public struct SortedMap<Key: ThreeWayComparable, Value> {
     @usableFromInline
     final class TreeNode: @unchecked Sendable {
-        // Immutable after construction; @unchecked because the class is generic.
+        // Mutated only while uniquely referenced (copy-on-write, as Array does), so a node that
+        // two maps, or two threads, can see never changes.
         @usableFromInline let key: Key
-        @usableFromInline let value: Value
-        @usableFromInline let left: TreeNode?
-        @usableFromInline let right: TreeNode?
-        @usableFromInline let size: Int
+        @exclusivity(unchecked) @usableFromInline var value: Value
+        @exclusivity(unchecked) @usableFromInline var left: TreeNode?
+        @exclusivity(unchecked) @usableFromInline var right: TreeNode?
+        @exclusivity(unchecked) @usableFromInline var size: Int
 
         @inlinable
         init(key: Key, value: Value, left: TreeNode?, right: TreeNode?) {
@@ -111,6 +112,26 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     @inlinable
     public func inserting(_ key: Key, _ value: Value) -> SortedMap {
         SortedMap(root: SortedMap.insert(key, value, into: root))
+    }
+
+    /// Stores `value` for `key` in place, copying only the nodes this map shares with others.
+    ///
+    /// - Complexity: O(log n); no allocation on the path when the map is uniquely referenced and
+    ///   the key exists.
+    @inlinable
+    public mutating func insert(_ key: Key, _ value: Value) {
+        let node = root
+        root = nil
+        root = SortedMap.insertInPlace(key, value, consume node)
+    }
+
+    /// Removes `key` in place, copying only the nodes this map shares with others.
+    ///
+    /// - Complexity: O(log n).
+    @inlinable
+    public mutating func remove(_ key: Key) {
+        guard let current = root, case .removed(let newRoot) = SortedMap.remove(key, from: current) else { return }
+        root = newRoot
     }
 
     /// A map without `key`; `self` when the key is absent.
@@ -246,6 +267,34 @@ extension SortedMap {
     enum Removal {
         case notFound
         case removed(TreeNode?)
+    }
+
+    /// Inserts into a subtree whose reference the caller handed over, mutating nodes it owns alone.
+    @inlinable
+    static func insertInPlace(_ key: Key, _ value: Value, _ subtree: consuming TreeNode?) -> TreeNode {
+        guard var node = consume subtree else { return TreeNode(key: key, value: value, left: nil, right: nil) }
+        guard isKnownUniquelyReferenced(&node) else { return insert(key, value, into: node) }
+        let order = Key.compare(key, node.key)
+        if order == 0 {
+            node.value = value
+            return node
+        }
+        if order < 0 {
+            let left = node.left
+            node.left = nil
+            node.left = insertInPlace(key, value, consume left)
+        } else {
+            let right = node.right
+            node.right = nil
+            node.right = insertInPlace(key, value, consume right)
+        }
+        let leftSize = size(node.left)
+        let rightSize = size(node.right)
+        if leftSize + rightSize > 1 && (rightSize > delta * leftSize || leftSize > delta * rightSize) {
+            return balance(node.key, node.value, node.left, node.right)
+        }
+        node.size = leftSize + rightSize + 1
+        return node
     }
 
     /// Removes `key` from the subtree, reporting whether it was there and the new subtree.

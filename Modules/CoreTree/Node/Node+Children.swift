@@ -48,6 +48,22 @@ extension Node {
         }
     }
 
+    /// Replaces the child `key` by `child` in place (removes it when `child` is empty).
+    ///
+    /// Same result as ``updatingImmediateChild(_:to:)``, but when this node's children are not
+    /// shared with another node they are updated without copying the path.
+    ///
+    /// - Complexity: O(log n).
+    public mutating func updateImmediateChild(_ key: ChildKey, to child: Node) {
+        guard case .children(var map) = storage, !key.isPriorityKey else {
+            self = updatingImmediateChild(key, to: child)
+            return
+        }
+        storage = .empty  // drop this node's reference so `map` can be uniquely referenced
+        if child.isEmpty { map.remove(key) } else { map.insert(key, child) }
+        self = Node(nonEmptyChildren: map, priority: nil)
+    }
+
     /// A node with the node at `path` replaced by `node`; an empty `path` replaces `self`.
     ///
     /// - Complexity: O(depth × log n).

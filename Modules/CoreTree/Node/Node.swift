@@ -37,7 +37,7 @@ public struct Node: Sendable {
         }
     }
 
-    @usableFromInline let storage: Storage
+    @usableFromInline var storage: Storage
 
     @inlinable init(storage: Storage) { self.storage = storage }
 
