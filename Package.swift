@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CoreTree", targets: ["CoreTree"]),
+        .library(name: "QueryEngine", targets: ["QueryEngine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -27,6 +28,16 @@ let package = Package(
             name: "CoreTreeTests",
             dependencies: ["CoreTree"],
             path: tests("CoreTreeTests")
+        ),
+        .target(
+            name: "QueryEngine",
+            dependencies: ["CoreTree"],
+            path: module("QueryEngine")
+        ),
+        .testTarget(
+            name: "QueryEngineTests",
+            dependencies: ["QueryEngine"],
+            path: tests("QueryEngineTests")
         ),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(

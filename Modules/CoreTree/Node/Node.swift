@@ -181,3 +181,18 @@ extension Node: CustomStringConvertible {
     /// The node as compact JSON in export format (with `.priority`).
     public var description: String { jsonString(format: .export) }
 }
+
+extension Node: Hashable {
+    /// Hashes the structure that ``==`` compares.
+    ///
+    /// - Complexity: O(n) over the subtree.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(leafValue)
+        hasher.combine(priority)
+        hasher.combine(childCount)
+        for (key, child) in children {
+            hasher.combine(key)
+            child.hash(into: &hasher)
+        }
+    }
+}

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// Where a filter finds children it does not hold itself: the server cache layered with writes.
 protocol CompleteChildSource {

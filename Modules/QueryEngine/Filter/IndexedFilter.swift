@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// A filter that keeps every child, only ordering them.
 struct IndexedFilter: NodeFilter {

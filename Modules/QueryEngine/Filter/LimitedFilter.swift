@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// A filter that keeps at most `limit` children within a query's bounds, from the left
 /// (limitToFirst) or the right (limitToLast). When a child leaves a full window, the next child

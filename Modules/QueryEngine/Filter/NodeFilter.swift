@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// Keeps a view's data to what its query selects, reporting each child change it makes.
 protocol NodeFilter: Sendable {

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// A filter that keeps the children between a query's start and end bounds.
 struct RangedFilter: NodeFilter {

@@ -28,17 +28,17 @@ public struct QueryParams: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The order.
-    public private(set) var index: QueryIndex = .priority
+    public internal(set) var index: QueryIndex = .priority
     /// Whether an order was set explicitly.
-    public private(set) var hasExplicitOrder = false
+    public internal(set) var hasExplicitOrder = false
     /// The start bound.
-    public private(set) var start: Bound?
+    public internal(set) var start: Bound?
     /// The end bound.
-    public private(set) var end: Bound?
+    public internal(set) var end: Bound?
     /// The limit.
-    public private(set) var limit: Int?
+    public internal(set) var limit: Int?
     /// Which end the limit keeps; set by limitToFirst / limitToLast.
-    public private(set) var explicitViewFrom: ViewFrom?
+    public internal(set) var explicitViewFrom: ViewFrom?
 
     /// The default query: all data, priority order.
     public init() {}

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// Starts and stops listens on the server for the sync tree. The connection layer implements it.
 public protocol ListenProvider: AnyObject {

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// The views at one location, keyed by query identifier, in the order they were added.
 final class SyncPoint {

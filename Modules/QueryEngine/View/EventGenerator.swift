@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// Turns a view's changes into events for its registrations, in the order listeners expect:
 /// removed, added, moved, changed, then value; each type sorted by the query's order.

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// One query's view at a location: its caches, its registrations and how it processes operations.
 final class View {

@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 
 /// Applies operations to a view's caches and collects the child changes they cause.
 struct ViewProcessor {
