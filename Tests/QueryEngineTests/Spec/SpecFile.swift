@@ -15,6 +15,15 @@ enum SpecFile {
         return directory
     }
 
+    /// The raw contents of `../shared/spec/<name>`, or a message saying where it was expected.
+    static func data(_ name: String) -> Result<Data, SpecFileMissing> {
+        let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/spec/\(name)")
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            return .failure(SpecFileMissing(message: "Spec file \(url.path) is missing: the tests read it from ../shared/spec beside the package; check out the shared material there."))
+        }
+        return .success(data)
+    }
+
     /// The parsed contents of `../shared/spec/<name>`, or a message saying where it was expected.
     static func load(_ name: String) -> Result<Node, SpecFileMissing> {
         let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/spec/\(name)")

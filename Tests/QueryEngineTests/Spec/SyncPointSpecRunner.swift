@@ -1,17 +1,21 @@
 import CoreTree
+import Foundation
 import QueryEngine
+
+/// A JSON object of the spec, read with JSONSerialization so that `null` members survive.
+typealias SpecObject = [String: Any]
 
 /// Replays one case of `syncPointSpec.json` against a bare ``SyncTree``, as the Firebase SDKs'
 /// own harnesses do: a fake listen provider, no persistence, write ids from 0, every path
 /// optionally prefixed (each case runs at the root and under `foo/bar/baz`).
 final class SyncPointSpecRunner {
     let name: String
-    let steps: [Node]
+    let steps: [SpecObject]
     let prefix: TreePath
 
-    init(name: String, steps: [Node], prefix: TreePath) {
+    init(name: String, steps: Data, prefix: TreePath) {
         self.name = name
-        self.steps = steps
+        self.steps = (try? JSONSerialization.jsonObject(with: steps)) as? [SpecObject] ?? []
         self.prefix = prefix
     }
 
@@ -48,54 +52,54 @@ final class SyncPointSpecRunner {
         var registrations: [String: Registration] = [:]
         var problems: [String] = []
         for (number, step) in steps.enumerated() {
-            let type = step.string("type") ?? ""
-            let path = prefix.appending(TreePath(unchecked: step.string("path") ?? ""))
+            let type = step["type"] as? String ?? ""
+            let path = prefix.appending(TreePath(unchecked: step["path"] as? String ?? ""))
             let actual: [SyncEvent]
             do {
                 switch type {
                 case "listen":
-                    let query = QuerySpec(path: path, params: try SyncPointSpecRunner.params(step.immediateChild("params")))
-                    let callbackId = step.immediateChild("callbackId").isEmpty ? "step\(number)" : "cb\(step.immediateChild("callbackId"))"
+                    let query = QuerySpec(path: path, params: try SyncPointSpecRunner.params(step["params"] as? SpecObject))
+                    let callbackId = step["callbackId"].map { "cb\($0)" } ?? "step\(number)"
                     let registration = registrations[callbackId] ?? Registration(id: callbackId)
                     registrations[callbackId] = registration
                     actual = tree.addEventRegistration(registration, for: query)
-                    if case .number(let expectedTag)? = step.immediateChild("params").immediateChild("tag").leafValue, !query.loadsAllData {
+                    if let expectedTag = (step["params"] as? SpecObject)?["tag"] as? Int, !query.loadsAllData {
                         let tag = tree.tag(for: query)
-                        if tag != Int(expectedTag) {
-                            problems.append("step \(number): query tag \(tag.map(String.init) ?? "none"), expected \(Int(expectedTag))")
+                        if tag != expectedTag {
+                            problems.append("step \(number): query tag \(tag.map(String.init) ?? "none"), expected \(expectedTag)")
                         }
                     }
                 case "unlisten":
-                    let query = QuerySpec(path: path, params: try SyncPointSpecRunner.params(step.immediateChild("params")))
-                    let callbackId = "cb\(step.immediateChild("callbackId"))"
+                    let query = QuerySpec(path: path, params: try SyncPointSpecRunner.params(step["params"] as? SpecObject))
+                    let callbackId = "cb\(step["callbackId"] ?? "")"
                     actual = tree.removeEventRegistration(registrations[callbackId], for: query)
                 case "serverUpdate":
-                    let data = step.immediateChild("data")
-                    if case .number(let tag)? = step.immediateChild("tag").leafValue {
-                        actual = tree.applyTaggedQueryOverwrite(path: path, node: data, tag: Int(tag))
+                    let data = try Node(foundationValue: step["data"])
+                    if let tag = step["tag"] as? Int {
+                        actual = tree.applyTaggedQueryOverwrite(path: path, node: data, tag: tag)
                     } else {
                         actual = tree.applyServerOverwrite(path: path, node: data)
                     }
                 case "serverMerge":
-                    let children = SyncPointSpecRunner.mergeChildren(step.immediateChild("data"))
-                    if case .number(let tag)? = step.immediateChild("tag").leafValue {
-                        actual = tree.applyTaggedQueryMerge(path: path, children: children, tag: Int(tag))
+                    let children = try SyncPointSpecRunner.mergeChildren(step["data"])
+                    if let tag = step["tag"] as? Int {
+                        actual = tree.applyTaggedQueryMerge(path: path, children: children, tag: tag)
                     } else {
                         actual = tree.applyServerMerge(path: path, children: children)
                     }
                 case "set":
-                    let visible = step.immediateChild("visible").leafValue != .bool(false)
-                    actual = tree.applyUserOverwrite(path: path, node: step.immediateChild("data"), writeId: nextWriteId, visible: visible)
+                    let visible = step["visible"] as? Bool ?? true
+                    actual = tree.applyUserOverwrite(path: path, node: try Node(foundationValue: step["data"]), writeId: nextWriteId, visible: visible)
                     nextWriteId += 1
                 case "update":
-                    actual = tree.applyUserMerge(path: path, children: SyncPointSpecRunner.mergeChildren(step.immediateChild("data")), writeId: nextWriteId)
+                    actual = tree.applyUserMerge(path: path, children: try SyncPointSpecRunner.mergeChildren(step["data"]), writeId: nextWriteId)
                     nextWriteId += 1
                 case "ackUserWrite":
-                    guard case .number(let writeId)? = step.immediateChild("writeId").leafValue else {
+                    guard let writeId = step["writeId"] as? Int else {
                         problems.append("step \(number): ackUserWrite without writeId")
                         continue
                     }
-                    actual = tree.ackUserWrite(writeId: Int64(writeId), revert: step.immediateChild("revert").leafValue == .bool(true))
+                    actual = tree.ackUserWrite(writeId: Int64(writeId), revert: step["revert"] as? Bool ?? false)
                 case "suppressWarning":
                     continue
                 default:
@@ -106,7 +110,11 @@ final class SyncPointSpecRunner {
                 problems.append("step \(number) (\(type)): \(error)")
                 continue
             }
-            let expected = step.immediateChild("events").children.map { expectedEvent($0.value) }
+            let expected = try? (step["events"] as? [SpecObject] ?? []).map(expectedEvent)
+            guard let expected else {
+                problems.append("step \(number): unreadable events")
+                continue
+            }
             let observed = actual.map(observedEvent)
             let exact = type == "listen" || type == "unlisten"
             if let mismatch = SyncPointSpecRunner.compare(expected: expected, actual: observed, exact: exact) {
@@ -119,36 +127,32 @@ final class SyncPointSpecRunner {
 
     // MARK: - Reading the spec
 
-    static func params(_ node: Node) throws -> QueryParams {
+    static func params(_ object: SpecObject?) throws -> QueryParams {
         var params = QueryParams()
-        if node.isEmpty { return params }
-        if case .string(let child)? = node.immediateChild("orderBy").leafValue {
-            params = try params.orderedBy(.child(TreePath(unchecked: child)))
+        guard let object else { return params }
+        if let child = object["orderBy"] as? String { params = try params.orderedBy(.child(TreePath(unchecked: child))) }
+        if object["orderByKey"] != nil { params = try params.orderedBy(.key) }
+        if object["orderByPriority"] != nil { params = try params.orderedBy(.priority) }
+        if object["orderByValue"] != nil { params = try params.orderedBy(.value) }
+        func bound(_ key: String) throws -> (Node, ChildKey?)? {
+            guard let bound = object[key] as? SpecObject else { return nil }
+            let name = (bound["name"] as? String).map { ChildKey($0) }
+            return (try Node(foundationValue: bound["index"]), name)
         }
-        if node.hasChild("orderByKey") { params = try params.orderedBy(.key) }
-        if node.hasChild("orderByPriority") { params = try params.orderedBy(.priority) }
-        if node.hasChild("orderByValue") { params = try params.orderedBy(.value) }
-        func bound(_ key: ChildKey) -> (Node, ChildKey?)? {
-            let bound = node.immediateChild(key)
-            guard node.hasChild(key) else { return nil }
-            let name: ChildKey? = bound.immediateChild("name").leafValue.map {
-                if case .string(let string) = $0 { return ChildKey(string) }
-                return ChildKey(bound.immediateChild("name").jsonString())
-            }
-            return (bound.immediateChild("index"), name)
-        }
-        if let (value, name) = bound("startAt") { params = try params.startingAt(value, name: name) }
-        if let (value, name) = bound("startAfter") { params = try params.startingAfter(value, name: name) }
-        if let (value, name) = bound("endAt") { params = try params.endingAt(value, name: name) }
-        if let (value, name) = bound("endBefore") { params = try params.endingBefore(value, name: name) }
-        if let (value, name) = bound("equalTo") { params = try params.equalTo(value, name: name) }
-        if case .number(let limit)? = node.immediateChild("limitToFirst").leafValue { params = try params.limitedToFirst(Int(limit)) }
-        if case .number(let limit)? = node.immediateChild("limitToLast").leafValue { params = try params.limitedToLast(Int(limit)) }
+        if let (value, name) = try bound("startAt") { params = try params.startingAt(value, name: name) }
+        if let (value, name) = try bound("startAfter") { params = try params.startingAfter(value, name: name) }
+        if let (value, name) = try bound("endAt") { params = try params.endingAt(value, name: name) }
+        if let (value, name) = try bound("endBefore") { params = try params.endingBefore(value, name: name) }
+        if let (value, name) = try bound("equalTo") { params = try params.equalTo(value, name: name) }
+        if let limit = object["limitToFirst"] as? Int { params = try params.limitedToFirst(limit) }
+        if let limit = object["limitToLast"] as? Int { params = try params.limitedToLast(limit) }
         return params
     }
 
-    static func mergeChildren(_ node: Node) -> [(path: TreePath, node: Node)] {
-        node.children.map { (path: TreePath(unchecked: $0.key.stringValue), node: $0.value) }
+    /// Merge data: relative paths to values, `null` meaning delete.
+    static func mergeChildren(_ data: Any?) throws -> [(path: TreePath, node: Node)] {
+        guard let object = data as? SpecObject else { return [] }
+        return try object.map { (path: TreePath(unchecked: $0.key), node: try Node(foundationValue: $0.value)) }
     }
 
     // MARK: - Comparing events
@@ -172,13 +176,14 @@ final class SyncPointSpecRunner {
         }
     }
 
-    func expectedEvent(_ node: Node) -> ComparableEvent {
-        let data = node.immediateChild("data")
+    func expectedEvent(_ object: SpecObject) throws -> ComparableEvent {
+        let data = try Node(foundationValue: object["data"])
+        let type = object["type"] as? String ?? "?"
         return ComparableEvent(
-            path: prefix.appending(TreePath(unchecked: node.string("path") ?? "")),
-            type: node.string("type") ?? "?",
-            name: node.immediateChild("name").isEmpty ? nil : node.string("name") ?? node.immediateChild("name").jsonString(),
-            previousName: node.immediateChild("prevName").isEmpty ? nil : node.string("prevName") ?? node.immediateChild("prevName").jsonString(),
+            path: prefix.appending(TreePath(unchecked: object["path"] as? String ?? "")),
+            type: type,
+            name: type == "value" ? nil : object["name"] as? String,
+            previousName: object["prevName"] as? String,
             dataHash: data.hash, data: data.jsonString(format: .export), listener: "")
     }
 
@@ -233,10 +238,3 @@ final class SyncPointSpecRunner {
     }
 }
 
-extension Node {
-    /// The string value of a child, if it is a string leaf.
-    func string(_ key: ChildKey) -> String? {
-        if case .string(let value)? = immediateChild(key).leafValue { return value }
-        return nil
-    }
-}
