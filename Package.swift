@@ -39,6 +39,11 @@ let package = Package(
             dependencies: ["QueryEngine"],
             path: tests("QueryEngineTests")
         ),
+        .executableTarget(
+            name: "queryengine-benchmark",
+            dependencies: ["CoreTree", "QueryEngine"],
+            path: tool("queryengine-benchmark")
+        ),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",

@@ -221,4 +221,19 @@ public struct QueryParams: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { identifier }
+
+    /// Queries are equal when they select and order the same data; whether the priority order
+    /// was named explicitly (builder state, absent from the wire form) does not count.
+    public static func == (lhs: QueryParams, rhs: QueryParams) -> Bool {
+        lhs.index == rhs.index && lhs.start == rhs.start && lhs.end == rhs.end && lhs.limit == rhs.limit
+            && lhs.explicitViewFrom == rhs.explicitViewFrom
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+        hasher.combine(start)
+        hasher.combine(end)
+        hasher.combine(limit)
+        hasher.combine(explicitViewFrom)
+    }
 }

@@ -334,6 +334,12 @@ struct WriteTreeCompleteChildSource: CompleteChildSource {
     }
 
     func child(after child: NamedNode, index: QueryIndex, reverse: Bool) -> NamedNode? {
+        // The view's own complete, unfiltered server cache is already ordered by the query's index:
+        // walking it costs O(log n), where indexing other complete data would cost O(n log n).
+        let server = viewCache.serverCache
+        if server.isFullyInitialized && !server.isFiltered && server.node.index == index {
+            return writes.calcIndexedSlice(indexed: server.node, start: child, count: 1, reverse: reverse).first
+        }
         let completeServerData = completeServerCache ?? viewCache.completeServerSnap
         return writes.calcIndexedSlice(completeServerData, start: child, count: 1, reverse: reverse, index: index).first
     }

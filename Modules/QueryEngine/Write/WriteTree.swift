@@ -199,7 +199,23 @@ public struct WriteTree: Sendable {
             return []
         }
         if toIterate.isEmpty || toIterate.isLeaf { return [] }
-        let indexed = IndexedNode(toIterate, index: index)
+        return WriteTree.slice(IndexedNode(toIterate, index: index), start: start, count: count, reverse: reverse)
+    }
+
+    /// As ``calcIndexedSlice(at:completeServerData:start:count:reverse:index:)`` over server data
+    /// already indexed; no re-indexing when no write touches the location.
+    func calcIndexedSlice(at treePath: TreePath, indexed: IndexedNode, start: NamedNode, count: Int, reverse: Bool) -> [NamedNode] {
+        let merge = visibleWrites.childCompoundWrite(at: treePath)
+        if !merge.isEmpty {
+            return calcIndexedSlice(
+                at: treePath, completeServerData: indexed.node, start: start, count: count, reverse: reverse, index: indexed.index)
+        }
+        if indexed.node.isEmpty || indexed.node.isLeaf { return [] }
+        return WriteTree.slice(indexed, start: start, count: count, reverse: reverse)
+    }
+
+    private static func slice(_ indexed: IndexedNode, start: NamedNode, count: Int, reverse: Bool) -> [NamedNode] {
+        let index = indexed.index
         let startKey = index.key(for: start)
         var nodes: [NamedNode] = []
         indexed.forEachChild(from: startKey, reversed: reverse) { next in
@@ -232,6 +248,10 @@ public struct WriteTreeRef: Sendable {
 
     func calcIndexedSlice(_ completeServerData: Node?, start: NamedNode, count: Int, reverse: Bool, index: QueryIndex) -> [NamedNode] {
         tree.calcIndexedSlice(at: path, completeServerData: completeServerData, start: start, count: count, reverse: reverse, index: index)
+    }
+
+    func calcIndexedSlice(indexed: IndexedNode, start: NamedNode, count: Int, reverse: Bool) -> [NamedNode] {
+        tree.calcIndexedSlice(at: path, indexed: indexed, start: start, count: count, reverse: reverse)
     }
 
     func calcCompleteChild(_ key: ChildKey, serverCache: CacheNode) -> Node? {
