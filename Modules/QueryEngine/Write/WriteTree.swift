@@ -18,6 +18,18 @@ public struct UserWriteRecord: Sendable {
         if overwrite != nil { return path.contains(other) }
         return merge?.contains { path.appending($0.path).contains(other) } ?? false
     }
+
+    /// Whether some path this write sets lies at, above or below a path `other` sets.
+    func overlaps(_ other: UserWriteRecord) -> Bool {
+        let otherTargets = other.targetPaths
+        return targetPaths.contains { target in otherTargets.contains { $0.contains(target) || target.contains($0) } }
+    }
+
+    /// The paths the write sets: its path for a set, each child's full path for an update.
+    var targetPaths: [TreePath] {
+        if overwrite != nil { return [path] }
+        return merge?.map { path.appending($0.path) } ?? []
+    }
 }
 
 /// The user's pending writes, layered over server data so listeners see them at once and see the
@@ -70,7 +82,9 @@ public struct WriteTree: Sendable {
             if current.visible {
                 if index >= position && current.covers(removed.path) {
                     wasVisible = false
-                } else if removed.path.contains(current.path) {
+                } else if removed.path.contains(current.path) || current.overlaps(removed) {
+                    // Either we're covering some writes or they're covering part of us (depending
+                    // on which came first); the compound write merged them, so rebuild it.
                     overlaps = true
                 }
             }
