@@ -93,13 +93,17 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public subscript(key: Key) -> Value? {
-        var node = root
-        while let current = node {
-            let order = Key.compare(key, current.key)
-            if order == 0 { return current.value }
-            node = order < 0 ? current.left : current.right
+        // The map keeps every node alive while it is borrowed here, so the walk need not retain
+        // each node it passes (retain/release dominated lookups in profiles).
+        withExtendedLifetime(root) {
+            unowned(unsafe) var node = root
+            while let current = node {
+                let order = Key.compare(key, current.key)
+                if order == 0 { return current.value }
+                node = order < 0 ? current.left : current.right
+            }
+            return nil
         }
-        return nil
     }
 
     /// Whether `key` is present. - Complexity: O(log n).
@@ -165,8 +169,9 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func predecessor(of key: Key) -> (key: Key, value: Value)? {
-        var node = root
-        var best: TreeNode?
+        withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
+        unowned(unsafe) var node = root
+        unowned(unsafe) var best: TreeNode?
         while let current = node {
             if Key.compare(current.key, key) < 0 {
                 best = current
@@ -176,6 +181,7 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
             }
         }
         return best.map { ($0.key, $0.value) }
+        }
     }
 
     /// The element with the smallest key larger than `key` (`key` need not be present).
@@ -183,8 +189,9 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func successor(of key: Key) -> (key: Key, value: Value)? {
-        var node = root
-        var best: TreeNode?
+        withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
+        unowned(unsafe) var node = root
+        unowned(unsafe) var best: TreeNode?
         while let current = node {
             if Key.compare(current.key, key) > 0 {
                 best = current
@@ -194,6 +201,7 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
             }
         }
         return best.map { ($0.key, $0.value) }
+        }
     }
 
     /// The element at a position in key order (0 is the smallest key).
@@ -223,7 +231,8 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func index(of key: Key) -> Int {
-        var node = root
+        withExtendedLifetime(root) {
+        unowned(unsafe) var node = root
         var rank = 0
         while let current = node {
             let order = Key.compare(key, current.key)
@@ -236,6 +245,7 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
             }
         }
         return rank
+        }
     }
 }
 
