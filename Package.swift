@@ -26,7 +26,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreTreeTests",
-            dependencies: ["CoreTree"],
+            dependencies: ["CoreTree", "TestSupport"],
             path: tests("CoreTreeTests")
         ),
         .target(
@@ -36,18 +36,20 @@ let package = Package(
         ),
         .testTarget(
             name: "QueryEngineTests",
-            dependencies: ["QueryEngine"],
+            dependencies: ["QueryEngine", "TestSupport"],
             path: tests("QueryEngineTests")
         ),
         .executableTarget(
             name: "queryengine-benchmark",
-            dependencies: ["CoreTree", "QueryEngine"],
+            dependencies: ["CoreTree", "QueryEngine", "TestSupport"],
             path: tool("queryengine-benchmark")
         ),
+        // Seeded randomness shared by the test targets and the benchmarks (no product).
+        .target(name: "TestSupport", path: tests("TestSupport")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",
-            dependencies: ["CoreTree", "CMallocInfo"],
+            dependencies: ["CoreTree", "CMallocInfo", "TestSupport"],
             path: tool("coretree-benchmark")
         ),
     ],

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import CoreTree
 
 /// The mutating forms update unshared nodes in place; copies taken earlier must never change.

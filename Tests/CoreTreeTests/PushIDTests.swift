@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import CoreTree
 
 /// A source that always returns the same value, to reach the edges of the random part.

@@ -1,4 +1,5 @@
 import CoreTree
+import TestSupport
 @testable import QueryEngine
 import Testing
 

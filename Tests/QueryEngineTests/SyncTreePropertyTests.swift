@@ -28,6 +28,7 @@
 //   event equals the reference node (for queries that do not load all data, the selected children
 //   without the location's own priority, as the Firebase filters produce).
 import CoreTree
+import TestSupport
 import QueryEngine
 import Testing
 

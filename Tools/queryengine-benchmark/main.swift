@@ -4,23 +4,13 @@
 // within one run on one machine, never asserted by tests.
 import CoreTree
 import Foundation
+import TestSupport
 import QueryEngine
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A seeded generator so every run measures the same work.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Counts the events it receives.
 final class CountingRegistration: EventRegistration {
@@ -65,7 +55,7 @@ func wideLocation() {
     deliver(tree.addEventRegistration(all, for: .default(at: items)))
     deliver(tree.addEventRegistration(top, for: QuerySpec(path: items, params: topQuery)))
 
-    var random = SplitMix64(state: 3)
+    var random = SplitMix64(seed: 3)
     var entries: [(key: ChildKey, value: Node)] = []
     for index in 0..<childCount {
         let child = Node(children: [
