@@ -129,7 +129,8 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
         root = SortedMap.insertInPlace(key, value, consume node)
     }
 
-    /// Removes `key` in place, copying only the nodes this map shares with others.
+    /// Removes `key`, replacing this map's root with a path-copied tree (the same work as
+    /// ``removing(_:)``; unlike ``insert(_:_:)``, removal does not yet reuse unshared nodes).
     ///
     /// - Complexity: O(log n).
     @inlinable
@@ -170,17 +171,17 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     @inlinable
     public func predecessor(of key: Key) -> (key: Key, value: Value)? {
         withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
-        unowned(unsafe) var node = root
-        unowned(unsafe) var best: TreeNode?
-        while let current = node {
-            if Key.compare(current.key, key) < 0 {
-                best = current
-                node = current.right
-            } else {
-                node = current.left
+            unowned(unsafe) var node = root
+            unowned(unsafe) var best: TreeNode?
+            while let current = node {
+                if Key.compare(current.key, key) < 0 {
+                    best = current
+                    node = current.right
+                } else {
+                    node = current.left
+                }
             }
-        }
-        return best.map { ($0.key, $0.value) }
+            return best.map { ($0.key, $0.value) }
         }
     }
 
@@ -190,17 +191,17 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     @inlinable
     public func successor(of key: Key) -> (key: Key, value: Value)? {
         withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
-        unowned(unsafe) var node = root
-        unowned(unsafe) var best: TreeNode?
-        while let current = node {
-            if Key.compare(current.key, key) > 0 {
-                best = current
-                node = current.left
-            } else {
-                node = current.right
+            unowned(unsafe) var node = root
+            unowned(unsafe) var best: TreeNode?
+            while let current = node {
+                if Key.compare(current.key, key) > 0 {
+                    best = current
+                    node = current.left
+                } else {
+                    node = current.right
+                }
             }
-        }
-        return best.map { ($0.key, $0.value) }
+            return best.map { ($0.key, $0.value) }
         }
     }
 
@@ -232,19 +233,19 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     @inlinable
     public func index(of key: Key) -> Int {
         withExtendedLifetime(root) {
-        unowned(unsafe) var node = root
-        var rank = 0
-        while let current = node {
-            let order = Key.compare(key, current.key)
-            if order <= 0 {
-                if order == 0 { return rank + (current.left?.size ?? 0) }
-                node = current.left
-            } else {
-                rank += (current.left?.size ?? 0) + 1
-                node = current.right
+            unowned(unsafe) var node = root
+            var rank = 0
+            while let current = node {
+                let order = Key.compare(key, current.key)
+                if order <= 0 {
+                    if order == 0 { return rank + (current.left?.size ?? 0) }
+                    node = current.left
+                } else {
+                    rank += (current.left?.size ?? 0) + 1
+                    node = current.right
+                }
             }
-        }
-        return rank
+            return rank
         }
     }
 }

@@ -94,15 +94,15 @@ public struct IndexedNode: Sendable {
         case (nil, false): sequence = IteratorSequence(children.makeIterator())
         case (nil, true): sequence = children.reversedElements()
         case (let start?, false):
-            sequence = children.elements(from: IndexedNode.keyOrderStart(start, reversed: false))
+            sequence = children.elements(from: IndexedNode.keyOrderStart(start))
         case (let start?, true):
-            sequence = children.reversedElements(from: IndexedNode.keyOrderStart(start, reversed: true))
+            sequence = children.reversedElements(from: IndexedNode.keyOrderStart(start))
         }
         for element in sequence where !body(NamedNode(name: element.key, node: element.value)) { return }
     }
 
     /// Where a position falls in key order, for orders that coincide with key order.
-    private static func keyOrderStart(_ position: IndexKey, reversed: Bool) -> ChildKey {
+    private static func keyOrderStart(_ position: IndexKey) -> ChildKey {
         switch position.value {
         case .min: return .min
         case .max: return .max

@@ -26,7 +26,7 @@ public struct QuerySpec: Sendable, Hashable, CustomStringConvertible {
     public var isDefault: Bool { params.isDefault }
 
     /// The query to listen to on the server: the default query at the path when this one loads all data.
-    public var forListening: QuerySpec { params.loadsAllData ? .default(at: path) : self }
+    public var forListening: QuerySpec { QuerySpec(path: path, params: params.forListening) }
 
     /// A key naming path and parameters together.
     var key: String { path.wireForm + "$" + identifier }

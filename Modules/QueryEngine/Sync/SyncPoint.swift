@@ -20,9 +20,8 @@ final class SyncPoint {
         return views.flatMap { $0.view.apply(operation, writes: writes, completeServerCache: completeServerCache) }
     }
 
-    /// The view for `query`, or a new one (not yet added) built from the caches given.
-    func viewOrNew(for query: QuerySpec, writes: WriteTreeRef, serverCache: Node, serverCacheComplete: Bool) -> View {
-        if let existing = view(withIdentifier: query.identifier) { return existing }
+    /// A new view for `query` (not yet added), built from the caches given.
+    func makeView(for query: QuerySpec, writes: WriteTreeRef, serverCache: Node, serverCacheComplete: Bool) -> View {
         var eventCache = writes.calcCompleteEventCache(serverCacheComplete ? serverCache : nil)
         var eventCacheComplete = false
         if eventCache != nil {
@@ -42,8 +41,13 @@ final class SyncPoint {
     func addRegistration(
         _ registration: any EventRegistration, for query: QuerySpec, writes: WriteTreeRef, serverCache: Node, serverCacheComplete: Bool
     ) -> [SyncEvent] {
-        let view = viewOrNew(for: query, writes: writes, serverCache: serverCache, serverCacheComplete: serverCacheComplete)
-        if self.view(withIdentifier: query.identifier) == nil { views.append((query.identifier, view)) }
+        let view: View
+        if let existing = self.view(withIdentifier: query.identifier) {
+            view = existing
+        } else {
+            view = makeView(for: query, writes: writes, serverCache: serverCache, serverCacheComplete: serverCacheComplete)
+            views.append((query.identifier, view))
+        }
         view.addRegistration(registration)
         return view.initialEvents(for: registration)
     }
