@@ -156,3 +156,13 @@ extension SortedMap {
         return height(root)
     }
 }
+
+extension SortedMap {
+    /// Whether both maps share one tree, so they are certainly equal.
+    ///
+    /// Unlike `==` this never compares elements: a `false` answer says nothing about equality.
+    ///
+    /// - Complexity: O(1).
+    @inlinable
+    public func isIdentical(to other: SortedMap) -> Bool { root === other.root }
+}

@@ -8,9 +8,9 @@ struct IndexedFilter: NodeFilter {
 
     func updateChild(
         _ snapshot: IndexedNode, key: ChildKey, newChild: Node, affectedPath: TreePath,
-        source: any CompleteChildSource, accumulator: inout ChildChangeAccumulator?
+        source: any CompleteChildSource, shared: SharedUpdates?, accumulator: inout ChildChangeAccumulator?
     ) -> IndexedNode {
-        let oldChild = snapshot.node.immediateChild(key)
+        let oldChild = shared?.immediateChild(of: snapshot.node, key) ?? snapshot.node.immediateChild(key)
         if oldChild.child(at: affectedPath) == newChild.child(at: affectedPath) && oldChild.isEmpty == newChild.isEmpty {
             return snapshot
         }
@@ -24,7 +24,7 @@ struct IndexedFilter: NodeFilter {
             }
         }
         if snapshot.node.isLeaf && newChild.isEmpty { return snapshot }
-        return snapshot.updatingImmediateChild(key, to: newChild)
+        return snapshot.updatingImmediateChild(key, to: newChild, oldChild: oldChild, shared: shared)
     }
 
     func updateFullNode(_ old: IndexedNode, new: IndexedNode, accumulator: inout ChildChangeAccumulator?) -> IndexedNode {

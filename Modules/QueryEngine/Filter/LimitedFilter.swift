@@ -21,13 +21,14 @@ struct LimitedFilter: NodeFilter {
 
     func updateChild(
         _ snapshot: IndexedNode, key: ChildKey, newChild: Node, affectedPath: TreePath,
-        source: any CompleteChildSource, accumulator: inout ChildChangeAccumulator?
+        source: any CompleteChildSource, shared: SharedUpdates?, accumulator: inout ChildChangeAccumulator?
     ) -> IndexedNode {
         let child = rangedFilter.matches(NamedNode(name: key, node: newChild)) ? newChild : .empty
         if snapshot.node.immediateChild(key) == child { return snapshot }
         if snapshot.count < limit {
             return indexedFilter.updateChild(
-                snapshot, key: key, newChild: child, affectedPath: affectedPath, source: source, accumulator: &accumulator)
+                snapshot, key: key, newChild: child, affectedPath: affectedPath, source: source, shared: shared,
+                accumulator: &accumulator)
         }
         return fullLimitUpdateChild(snapshot, key: key, child: child, source: source, accumulator: &accumulator)
     }

@@ -9,10 +9,11 @@ protocol NodeFilter: Sendable {
     /// The unfiltered filter with the same index.
     var indexedFilter: IndexedFilter { get }
 
-    /// Applies a change to one child. `affectedPath` is where, below the child, the change happened.
+    /// Applies a change to one child. `affectedPath` is where, below the child, the change happened;
+    /// `shared` holds work other views at the location did for the same operation.
     func updateChild(
         _ snapshot: IndexedNode, key: ChildKey, newChild: Node, affectedPath: TreePath,
-        source: any CompleteChildSource, accumulator: inout ChildChangeAccumulator?) -> IndexedNode
+        source: any CompleteChildSource, shared: SharedUpdates?, accumulator: inout ChildChangeAccumulator?) -> IndexedNode
 
     /// Replaces all the data.
     func updateFullNode(_ old: IndexedNode, new: IndexedNode, accumulator: inout ChildChangeAccumulator?) -> IndexedNode

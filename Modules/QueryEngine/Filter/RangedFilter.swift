@@ -17,11 +17,12 @@ struct RangedFilter: NodeFilter {
 
     func updateChild(
         _ snapshot: IndexedNode, key: ChildKey, newChild: Node, affectedPath: TreePath,
-        source: any CompleteChildSource, accumulator: inout ChildChangeAccumulator?
+        source: any CompleteChildSource, shared: SharedUpdates?, accumulator: inout ChildChangeAccumulator?
     ) -> IndexedNode {
         let child = matches(NamedNode(name: key, node: newChild)) ? newChild : .empty
         return indexedFilter.updateChild(
-            snapshot, key: key, newChild: child, affectedPath: affectedPath, source: source, accumulator: &accumulator)
+            snapshot, key: key, newChild: child, affectedPath: affectedPath, source: source, shared: shared,
+            accumulator: &accumulator)
     }
 
     func updateFullNode(_ old: IndexedNode, new: IndexedNode, accumulator: inout ChildChangeAccumulator?) -> IndexedNode {

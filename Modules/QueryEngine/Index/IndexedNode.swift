@@ -115,22 +115,37 @@ public struct IndexedNode: Sendable {
 
     /// The same data with the child `name` replaced by `child` (removed when empty).
     ///
+    /// - Parameters:
+    ///   - oldChild: the child's current data when the caller already has it, saving a lookup.
+    ///   - shared: work shared with other views applying the same operation.
     /// - Complexity: O(log n).
-    public func updatingImmediateChild(_ name: ChildKey, to child: Node) -> IndexedNode {
+    func updatingImmediateChild(_ name: ChildKey, to child: Node, oldChild: Node? = nil, shared: SharedUpdates?) -> IndexedNode {
         if name.isPriorityKey {
             return IndexedNode(node: node.updatingImmediateChild(name, to: child), index: index, ordered: ordered)
         }
-        let oldChild = node.immediateChild(name)
-        let newNode = node.updatingImmediateChild(name, to: child)
-        guard var ordered else {
+        let newNode = shared?.updatingImmediateChild(of: node, name, to: child) ?? node.updatingImmediateChild(name, to: child)
+        guard let ordered else {
             if case .priority = index, child.priority != nil {
                 return IndexedNode(newNode, index: index)
             }
             return IndexedNode(node: newNode, index: index, ordered: nil)
         }
-        if !oldChild.isEmpty { ordered = ordered.removing(index.key(name: name, node: oldChild)) }
-        if !child.isEmpty { ordered = ordered.inserting(index.key(name: name, node: child), child) }
-        return IndexedNode(node: newNode, index: index, ordered: ordered)
+        let oldChild = oldChild ?? shared?.immediateChild(of: node, name) ?? node.immediateChild(name)
+        let reorder = { [index] () -> SortedMap<IndexKey, Node> in
+            var reordered = ordered
+            if !oldChild.isEmpty { reordered = reordered.removing(index.key(name: name, node: oldChild)) }
+            if !child.isEmpty { reordered = reordered.inserting(index.key(name: name, node: child), child) }
+            return reordered
+        }
+        let newOrdered = shared?.updatingOrder(ordered, index: index, name: name, from: oldChild, to: child, reorder) ?? reorder()
+        return IndexedNode(node: newNode, index: index, ordered: newOrdered)
+    }
+
+    /// The same data with the child `name` replaced by `child` (removed when empty).
+    ///
+    /// - Complexity: O(log n).
+    public func updatingImmediateChild(_ name: ChildKey, to child: Node) -> IndexedNode {
+        updatingImmediateChild(name, to: child, shared: nil)
     }
 
     /// The same data with another priority.

@@ -65,9 +65,10 @@ final class View {
         return events
     }
 
-    func apply(_ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?) -> [SyncEvent] {
+    /// Applies `operation`; `shared` holds work the other views at this location did for it.
+    func apply(_ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?, shared: SharedUpdates? = nil) -> [SyncEvent] {
         let old = viewCache
-        let result = processor.apply(operation, to: old, writes: writes, completeCache: completeServerCache)
+        let result = processor.apply(operation, to: old, writes: writes, completeCache: completeServerCache, shared: shared)
         precondition(result.viewCache.serverCache.isFullyInitialized || !old.serverCache.isFullyInitialized,
                      "Once a server snap is complete, it should never go back")
         viewCache = result.viewCache

@@ -3,13 +3,25 @@ import CoreTree
 /// Applies operations to a view's caches and collects the child changes they cause.
 struct ViewProcessor {
     let filter: any NodeFilter
+    /// Work shared with the other views applying the same operation; set for one ``apply``.
+    private var shared: SharedUpdates?
+
+    init(filter: any NodeFilter) { self.filter = filter }
 
     struct Result {
         var viewCache: ViewCache
         var changes: [Change]
     }
 
-    func apply(_ operation: Operation, to oldViewCache: ViewCache, writes: WriteTreeRef, completeCache: Node?) -> Result {
+    func apply(
+        _ operation: Operation, to oldViewCache: ViewCache, writes: WriteTreeRef, completeCache: Node?, shared: SharedUpdates?
+    ) -> Result {
+        var processor = self
+        processor.shared = shared
+        return processor.apply(operation, to: oldViewCache, writes: writes, completeCache: completeCache)
+    }
+
+    private func apply(_ operation: Operation, to oldViewCache: ViewCache, writes: WriteTreeRef, completeCache: Node?) -> Result {
         var accumulator: ChildChangeAccumulator? = ChildChangeAccumulator()
         let newViewCache: ViewCache
         switch operation {
@@ -52,6 +64,16 @@ struct ViewProcessor {
         }
     }
 
+    /// `node.immediateChild(key)`, shared with the other views when they hold the same node.
+    private func immediateChild(of node: Node, _ key: ChildKey) -> Node {
+        shared?.immediateChild(of: node, key) ?? node.immediateChild(key)
+    }
+
+    /// `node.updatingChild(at: path, to: value)`, shared with the other views when they hold the same node.
+    private func updatingChild(of node: Node, at path: TreePath, to value: Node) -> Node {
+        shared?.updatingChild(of: node, at: path, to: value) ?? node.updatingChild(at: path, to: value)
+    }
+
     private func indexed(_ node: Node) -> IndexedNode { IndexedNode(node, index: filter.index) }
 
     private func generateEventCacheAfterServerEvent(
@@ -80,7 +102,7 @@ struct ViewProcessor {
                 let oldEventNode = oldEventSnap.node
                 let serverNode = viewCache.serverCache.node.node
                 if let updatedPriority = writes.calcEventCacheAfterServerOverwrite(
-                    changePath, existingEventSnap: oldEventNode.node, existingServerSnap: serverNode)
+                    changePath, serverNode: serverNode.immediateChild(childKey))
                 {
                     newEventCache = filter.updatePriority(oldEventNode, priority: updatedPriority.asPriority)
                 } else {
@@ -90,13 +112,12 @@ struct ViewProcessor {
                 let childChangePath = changePath.droppingFirst
                 var newEventChild: Node?
                 if oldEventSnap.isComplete(forChild: childKey) {
-                    let serverNode = viewCache.serverCache.node.node
-                    if let update = writes.calcEventCacheAfterServerOverwrite(
-                        changePath, existingEventSnap: oldEventSnap.node.node, existingServerSnap: serverNode)
-                    {
-                        newEventChild = oldEventSnap.node.node.immediateChild(childKey).updatingChild(at: childChangePath, to: update)
+                    let serverChild = immediateChild(of: viewCache.serverCache.node.node, childKey)
+                    let oldEventChild = immediateChild(of: oldEventSnap.node.node, childKey)
+                    if let update = writes.calcEventCacheAfterServerOverwrite(changePath, serverNode: serverChild.child(at: childChangePath)) {
+                        newEventChild = updatingChild(of: oldEventChild, at: childChangePath, to: update)
                     } else {
-                        newEventChild = oldEventSnap.node.node.immediateChild(childKey)
+                        newEventChild = oldEventChild
                     }
                 } else {
                     newEventChild = writes.calcCompleteChild(childKey, serverCache: viewCache.serverCache)
@@ -104,7 +125,7 @@ struct ViewProcessor {
                 if let newEventChild {
                     newEventCache = filter.updateChild(
                         oldEventSnap.node, key: childKey, newChild: newEventChild, affectedPath: childChangePath,
-                        source: source, accumulator: &accumulator)
+                        source: source, shared: shared, accumulator: &accumulator)
                 } else {
                     newEventCache = oldEventSnap.node
                 }
@@ -135,14 +156,14 @@ struct ViewProcessor {
                 return oldViewCache
             }
             let childChangePath = changePath.droppingFirst
-            let childNode = oldServerSnap.node.node.immediateChild(childKey)
-            let newChildNode = childNode.updatingChild(at: childChangePath, to: changedSnap)
+            let childNode = immediateChild(of: oldServerSnap.node.node, childKey)
+            let newChildNode = updatingChild(of: childNode, at: childChangePath, to: changedSnap)
             if childKey.isPriorityKey {
                 newServerCache = serverFilter.updatePriority(oldServerSnap.node, priority: newChildNode.asPriority)
             } else {
                 newServerCache = serverFilter.updateChild(
                     oldServerSnap.node, key: childKey, newChild: newChildNode, affectedPath: childChangePath,
-                    source: NoCompleteChildSource(), accumulator: &none)
+                    source: NoCompleteChildSource(), shared: shared, accumulator: &none)
             }
         }
         let newViewCache = oldViewCache.updatingServerSnap(
@@ -183,7 +204,7 @@ struct ViewProcessor {
         }
         if oldChild == newChild { return oldViewCache }
         let newEventSnap = filter.updateChild(
-            oldEventSnap.node, key: childKey, newChild: newChild, affectedPath: childChangePath, source: source, accumulator: &accumulator)
+            oldEventSnap.node, key: childKey, newChild: newChild, affectedPath: childChangePath, source: source, shared: shared, accumulator: &accumulator)
         return oldViewCache.updatingEventSnap(newEventSnap, complete: oldEventSnap.isFullyInitialized, filtered: filter.filtersNodes)
     }
 
@@ -299,10 +320,10 @@ struct ViewProcessor {
             }
             if let newChild {
                 newEventCache = filter.updateChild(
-                    oldEventCache, key: childKey, newChild: newChild, affectedPath: path.droppingFirst, source: source, accumulator: &accumulator)
+                    oldEventCache, key: childKey, newChild: newChild, affectedPath: path.droppingFirst, source: source, shared: shared, accumulator: &accumulator)
             } else if viewCache.eventCache.node.node.hasChild(childKey) {
                 newEventCache = filter.updateChild(
-                    oldEventCache, key: childKey, newChild: .empty, affectedPath: path.droppingFirst, source: source, accumulator: &accumulator)
+                    oldEventCache, key: childKey, newChild: .empty, affectedPath: path.droppingFirst, source: source, shared: shared, accumulator: &accumulator)
             } else {
                 newEventCache = oldEventCache
             }

@@ -180,15 +180,13 @@ public struct WriteTree: Sendable {
         return result
     }
 
-    func calcEventCacheAfterServerOverwrite(
-        at treePath: TreePath, childPath: TreePath, existingEventSnap: Node?, existingServerSnap: Node?
-    ) -> Node? {
-        precondition(existingEventSnap != nil || existingServerSnap != nil, "Either existingEventSnap or existingServerSnap must exist")
+    /// The event data at `childPath` below `treePath` after the server changed it, given the new
+    /// server data there; `nil` when a pending write hides the path completely.
+    func calcEventCacheAfterServerOverwrite(at treePath: TreePath, childPath: TreePath, serverNode: Node) -> Node? {
         let path = treePath.appending(childPath)
         if visibleWrites.hasCompleteWrite(at: path) { return nil }
         let childMerge = visibleWrites.childCompoundWrite(at: path)
-        let server = (existingServerSnap ?? .empty).child(at: childPath)
-        return childMerge.isEmpty ? server : childMerge.apply(to: server)
+        return childMerge.isEmpty ? serverNode : childMerge.apply(to: serverNode)
     }
 
     func calcCompleteChild(at treePath: TreePath, key: ChildKey, serverCache: CacheNode) -> Node? {
@@ -254,8 +252,8 @@ public struct WriteTreeRef: Sendable {
         tree.calcCompleteEventChildren(at: path, completeServerChildren: completeServerChildren)
     }
 
-    func calcEventCacheAfterServerOverwrite(_ childPath: TreePath, existingEventSnap: Node?, existingServerSnap: Node?) -> Node? {
-        tree.calcEventCacheAfterServerOverwrite(at: path, childPath: childPath, existingEventSnap: existingEventSnap, existingServerSnap: existingServerSnap)
+    func calcEventCacheAfterServerOverwrite(_ childPath: TreePath, serverNode: Node) -> Node? {
+        tree.calcEventCacheAfterServerOverwrite(at: path, childPath: childPath, serverNode: serverNode)
     }
 
     func shadowingWrite(_ childPath: TreePath) -> Node? { tree.shadowingWrite(at: path.appending(childPath)) }
