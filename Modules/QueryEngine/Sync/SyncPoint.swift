@@ -17,7 +17,9 @@ final class SyncPoint {
             }
             return view.apply(operation, writes: writes, completeServerCache: completeServerCache)
         }
-        return views.flatMap { $0.view.apply(operation, writes: writes, completeServerCache: completeServerCache) }
+        // The views usually hold the same nodes: one view's work is reused by the next.
+        let shared = SharedUpdates()
+        return views.flatMap { $0.view.apply(operation, writes: writes, completeServerCache: completeServerCache, shared: shared) }
     }
 
     /// A new view for `query` (not yet added), built from the caches given.
