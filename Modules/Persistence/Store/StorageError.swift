@@ -1,0 +1,51 @@
+/// A storage failure, with what went wrong, a message a person can act on, and the engine's own
+/// status where there is one.
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+    /// The kinds of failure.
+    public enum Code: Sendable, Hashable {
+        /// Another process (or another handle in this one) has the store open.
+        case inUse(pid: Int32?)
+        /// The store's files are damaged or unreadable.
+        case corrupt
+        /// The store was written by a newer format than this library reads.
+        case unsupportedFormat(found: Int, supported: Int)
+        /// The disk (or the file size limit) is full; the batch that did not fit was not applied.
+        case diskFull
+        /// An I/O error from the operating system.
+        case io
+        /// The store was closed.
+        case closed
+        /// A key is longer than the backend accepts (the shared layer keeps keys below every limit).
+        case keyTooLong(length: Int, limit: Int)
+        /// No backend has that name.
+        case unknownBackend(name: String, available: [String])
+        /// A value could not be decoded.
+        case invalidRecord
+        /// Any other engine failure.
+        case engine
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A description of the failure and, where possible, what to do.
+    public var message: String
+    /// The backend's name (`"sqlite"`, `"lmdb"`, `"leveldb"`, `"memory"`), when known.
+    public var backend: String?
+    /// The engine's own status code (SQLite result code, LMDB error, errno), when there is one.
+    public var engineStatus: Int32?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, backend: String? = nil, engineStatus: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.backend = backend
+        self.engineStatus = engineStatus
+    }
+
+    public var description: String {
+        var text = backend.map { "\($0): " } ?? ""
+        text += message
+        if let engineStatus { text += " (status \(engineStatus))" }
+        return text
+    }
+}

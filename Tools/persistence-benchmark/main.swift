@@ -1,0 +1,1 @@
+print("persistence-benchmark: not written yet")

@@ -1,0 +1,1 @@
+print("persistence-crash-writer: not written yet")
