@@ -296,7 +296,7 @@ private struct OpSequence {
         deliver(tree.applyListenComplete(path: .root))
     }
 
-    mutating func step() {
+    mutating func step() throws {
         let roll = Int.random(in: 0..<100, using: &rng)
         switch roll {
         case 0..<22:
@@ -306,7 +306,7 @@ private struct OpSequence {
             nextWriteId += 1
             pending.append(write)
             log.append(write.description)
-            deliver(tree.applyUserOverwrite(path: path, node: node, writeId: write.id))
+            deliver(try tree.applyUserOverwrite(path: path, node: node, writeId: write.id))
         case 22..<34:
             let path = path(maxDepth: 1)
             let children = mergeChildren(at: path)
@@ -314,7 +314,7 @@ private struct OpSequence {
             nextWriteId += 1
             pending.append(write)
             log.append(write.description)
-            deliver(tree.applyUserMerge(path: path, children: children, writeId: write.id))
+            deliver(try tree.applyUserMerge(path: path, children: children, writeId: write.id))
         case 34..<46:
             let path = path(maxDepth: 2)
             var node = value(depth: path.depth)
@@ -409,14 +409,14 @@ private struct OpSequence {
 @Suite("SyncTree properties")
 struct SyncTreePropertyTests {
     /// Runs one sequence; returns a failure report, or nil when it agreed with the reference throughout.
-    static func run(seed: UInt64) -> String? {
+    static func run(seed: UInt64) throws -> String? {
         var sequence = OpSequence(seed: seed)
         sequence.setUp()
         var problems = sequence.check()
         sequence.clearLastEvents()
         var steps = 0
         while problems.isEmpty && steps < 40 {
-            sequence.step()
+            try sequence.step()
             steps += 1
             problems = sequence.check()
             sequence.clearLastEvents()
@@ -426,14 +426,13 @@ struct SyncTreePropertyTests {
     }
 
     @Test("random operation sequences keep every listener in step with a brute-force reference")
-    func randomSequences() {
+    func randomSequences() throws {
         var failures = 0
         for seed in UInt64(1)...200 {
-            guard let report = SyncTreePropertyTests.run(seed: seed) else { continue }
+            guard let report = try SyncTreePropertyTests.run(seed: seed) else { continue }
             failures += 1
             if failures <= 3 { Issue.record(Comment(rawValue: report)) }
         }
         #expect(failures == 0, "\(failures) sequences failed")
     }
-
 }

@@ -3,10 +3,11 @@ public import CoreTree
 /// What the sync tree needs from durable storage. The Persistence module implements it;
 /// ``NoPersistence`` keeps everything in memory only.
 public protocol PersistenceManaging: AnyObject {
-    /// Saves a user set before it is applied, so it survives a restart.
-    func saveUserOverwrite(path: TreePath, node: Node, writeId: Int64)
-    /// Saves a user update before it is applied.
-    func saveUserMerge(path: TreePath, children: CompoundWrite, writeId: Int64)
+    /// Saves a user set before it is applied, so it survives a restart; durable when it returns.
+    /// A failure (disk full, say) means the write is not made at all.
+    func saveUserOverwrite(path: TreePath, node: Node, writeId: Int64) throws
+    /// Saves a user update before it is applied; durable when it returns.
+    func saveUserMerge(path: TreePath, children: CompoundWrite, writeId: Int64) throws
     /// Forgets a user write once acknowledged or reverted.
     func removeUserWrite(writeId: Int64)
     /// Forgets every pending user write.

@@ -27,16 +27,16 @@ public final class SyncTree {
     ///
     /// - Parameters:
     ///   - persist: save it to persistence first (false when restoring saved writes).
-    public func applyUserOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool = true, persist: Bool = true) -> [SyncEvent] {
-        if persist { persistence.saveUserOverwrite(path: path, node: node, writeId: writeId) }
+    public func applyUserOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool = true, persist: Bool = true) throws -> [SyncEvent] {
+        if persist { try persistence.saveUserOverwrite(path: path, node: node, writeId: writeId) }
         pendingWrites.addOverwrite(path: path, node: node, writeId: writeId, visible: visible)
         guard visible else { return [] }
         return applyToSyncPoints(.overwrite(source: .user, path: path, node: node))
     }
 
     /// Applies a user update of several paths relative to `path`.
-    public func applyUserMerge(path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64, persist: Bool = true) -> [SyncEvent] {
-        if persist { persistence.saveUserMerge(path: path, children: CompoundWrite(writes: children), writeId: writeId) }
+    public func applyUserMerge(path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64, persist: Bool = true) throws -> [SyncEvent] {
+        if persist { try persistence.saveUserMerge(path: path, children: CompoundWrite(writes: children), writeId: writeId) }
         pendingWrites.addMerge(path: path, children: children, writeId: writeId)
         return applyToSyncPoints(.merge(source: .user, path: path, children: SyncTree.tree(from: children)))
     }

@@ -89,10 +89,10 @@ final class SyncPointSpecRunner {
                     }
                 case "set":
                     let visible = step["visible"] as? Bool ?? true
-                    actual = tree.applyUserOverwrite(path: path, node: try Node(foundationValue: step["data"]), writeId: nextWriteId, visible: visible)
+                    actual = try tree.applyUserOverwrite(path: path, node: try Node(foundationValue: step["data"]), writeId: nextWriteId, visible: visible)
                     nextWriteId += 1
                 case "update":
-                    actual = tree.applyUserMerge(path: path, children: try SyncPointSpecRunner.mergeChildren(step["data"]), writeId: nextWriteId)
+                    actual = try tree.applyUserMerge(path: path, children: try SyncPointSpecRunner.mergeChildren(step["data"]), writeId: nextWriteId)
                     nextWriteId += 1
                 case "ackUserWrite":
                     guard let writeId = step["writeId"] as? Int else {

@@ -1,0 +1,58 @@
+import CoreTree
+
+/// Turns server-cache nodes into rows (one per leaf, priorities as `.priority` leaves) and back.
+enum CacheRows {
+    /// Calls `body` with the path (relative to `node`) and value of every leaf, and of every
+    /// priority as a leaf at `.priority`.
+    static func forEachLeaf(of node: Node, at path: TreePath = .root, _ body: (TreePath, Node) -> Void) {
+        if let priority = node.priority { body(path.child(.priority), priority.node) }
+        if node.isLeaf {
+            body(path, node.withPriority(nil))
+            return
+        }
+        for (key, child) in node.children { forEachLeaf(of: child, at: path.child(key), body) }
+    }
+
+    /// The bytes stored for a leaf: its JSON.
+    static func encodeLeaf(_ leaf: Node) -> [UInt8] { Array(leaf.jsonString(format: .plain).utf8) }
+
+    /// The bytes stored for an overflow row: the subtree's JSON with priorities.
+    static func encodeSubtree(_ node: Node) -> [UInt8] { Array(node.jsonString(format: .export).utf8) }
+
+    static func decode(_ bytes: [UInt8]) throws -> Node {
+        do {
+            return try Node(json: bytes)
+        } catch {
+            throw StorageError(.invalidRecord, "a server cache row is not valid JSON: \(error)")
+        }
+    }
+
+    /// Rebuilds a node from rows, collected in any order.
+    struct Builder {
+        private var node = Node.empty
+        private var priorities: [(TreePath, Node)] = []
+
+        /// Adds a leaf row at `path`.
+        mutating func addLeaf(_ value: Node, at path: TreePath) {
+            if path.lastKey?.isPriorityKey == true {
+                priorities.append((path, value))
+            } else {
+                node = node.updatingChild(at: path, to: value)
+            }
+        }
+
+        /// Adds an overflow row holding `subtree`'s leaves below `path`.
+        mutating func addSubtree(_ subtree: Node, at path: TreePath) {
+            CacheRows.forEachLeaf(of: subtree) { relative, leaf in addLeaf(leaf, at: path.appending(relative)) }
+        }
+
+        /// The node, with priorities applied once every child is in place.
+        func build() -> Node {
+            var result = node
+            for (path, priority) in priorities.sorted(by: { $0.0.depth > $1.0.depth }) {
+                result = result.updatingChild(at: path, to: priority)
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,341 @@
+public import CoreTree
+import Foundation
+
+/// Everything persistence keeps, written once over any ``OrderedKeyValueStore``: the server
+/// cache, the queue of user writes, tracked queries and their keys, and metadata.
+///
+/// Thread-safe: operations are serialised; durable writes from concurrent callers share syncs.
+/// Cache updates commit without syncing (they survive a killed process; after an OS crash the
+/// cache is merely older). Queue changes are durable before the call returns.
+public final class StorageEngine: @unchecked Sendable {
+    // Mutable state is guarded by `lock`; `store` is thread-safe itself.
+
+    /// The format this version writes and reads.
+    public static let formatVersion = 1
+
+    /// Upgrades a store written in an older format (`from`) to ``formatVersion``.
+    public typealias Migration = @Sendable (_ from: Int, _ store: any OrderedKeyValueStore) throws -> Void
+
+    /// The store underneath.
+    public let store: any OrderedKeyValueStore
+    private let lock = NSLock()
+    private let groupCommit = GroupCommit()
+    private var cacheBytes: Int = 0
+    private var syncCounter: UInt64 = 0
+
+    /// Opens the engine over `store`, checking the format and recounting the cache size.
+    ///
+    /// - Throws: ``StorageError/Code-swift.enum/unsupportedFormat(found:supported:)`` for a store
+    ///   written by a newer version; whatever `migrate` throws for an older one.
+    public init(store: any OrderedKeyValueStore, migrate: Migration? = nil) throws {
+        self.store = store
+        let found = try store.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+        if let found, found > StorageEngine.formatVersion {
+            throw StorageError(
+                .unsupportedFormat(found: found, supported: StorageEngine.formatVersion),
+                "the store was written in format \(found), newer than the \(StorageEngine.formatVersion) this version reads; open it with a newer version")
+        }
+        if let found, found < StorageEngine.formatVersion {
+            guard let migrate else {
+                throw StorageError(
+                    .unsupportedFormat(found: found, supported: StorageEngine.formatVersion),
+                    "the store is in format \(found) and no migration to \(StorageEngine.formatVersion) was given")
+            }
+            try migrate(found, store)
+        }
+        if found != StorageEngine.formatVersion {
+            var batch = WriteBatch()
+            batch.put(StorageKeys.formatVersion, Array(String(StorageEngine.formatVersion).utf8))
+            try store.write(batch, durable: true)
+        }
+        cacheBytes = try countCacheBytes()
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Closes the store.
+    public func close() throws { try store.close() }
+
+    /// How many syncs durable writes have needed so far (fewer than writes when they overlap).
+    public var syncCount: Int { groupCommit.syncCount }
+
+    // MARK: - Size
+
+    /// The server cache's logical size: key plus value bytes of its rows, kept as a running count.
+    public var cacheSizeBytes: Int { locked { cacheBytes } }
+
+    /// Counts the cache size again from the rows (a consistency check) and stores it.
+    @discardableResult
+    public func recountCacheSize() throws -> Int {
+        try locked {
+            cacheBytes = try countCacheBytes()
+            return cacheBytes
+        }
+    }
+
+    private func countCacheBytes() throws -> Int {
+        var total = 0
+        try store.scan(KeyRange(prefix: StorageKeys.cachePrefix), reverse: false) { key, value in
+            total += key.count + value.count
+            return true
+        }
+        return total
+    }
+
+    // MARK: - Server cache
+
+    /// The cached server data at `path` (empty when nothing is cached there).
+    public func serverCache(at path: TreePath) throws -> Node {
+        try locked { try readCache(at: path) }
+    }
+
+    private func readCache(at path: TreePath) throws -> Node {
+        guard StorageKeys.fits(path) else {
+            let ancestor = StorageKeys.deepestFittingAncestor(path)
+            guard let row = try store.get(StorageKeys.overflowKey(ancestor)) else { return .empty }
+            return try CacheRows.decode(row).child(at: path.relative(to: ancestor)!)
+        }
+        // A leaf at an ancestor means nothing lies below it.
+        for depth in 0..<path.depth {
+            let ancestor = TreePath(keys: Array(path.keys.prefix(depth)))
+            if let row = try store.get(StorageKeys.cacheKey(ancestor)) {
+                return try CacheRows.decode(row).child(at: path.relative(to: ancestor)!)
+            }
+        }
+        let base = StorageKeys.cacheKey(path)
+        var builder = CacheRows.Builder()
+        try store.scan(KeyRange(prefix: base), reverse: false) { key, value in
+            let (relative, isOverflow) = StorageKeys.relativeCachePath(key, below: base)
+            if isOverflow {
+                builder.addSubtree(try CacheRows.decode(value), at: relative)
+            } else {
+                builder.addLeaf(try CacheRows.decode(value), at: relative)
+            }
+            return true
+        }
+        return builder.build()
+    }
+
+    /// Replaces the cached server data at `path` with `node` (empty removes it).
+    public func overwriteServerCache(at path: TreePath, with node: Node) throws {
+        try locked {
+            var batch = WriteBatch()
+            var delta = 0
+            try addOverwrite(at: path, node, to: &batch, delta: &delta)
+            try commitCache(batch, delta: delta)
+        }
+    }
+
+    /// Replaces the cached data at each of `children`' paths below `path`.
+    public func mergeServerCache(at path: TreePath, children: [(path: TreePath, node: Node)]) throws {
+        // Each child is its own commit: a later child may lie inside an earlier one, and the rows
+        // each overwrite reads must include what the earlier ones wrote.
+        for child in children {
+            try overwriteServerCache(at: path.appending(child.path), with: child.node)
+        }
+    }
+
+    /// Removes the cached data at `path` except the subtrees at `keeping` (paths below `path`).
+    public func pruneServerCache(at path: TreePath, keeping: [TreePath]) throws {
+        try locked {
+            let current = try readCache(at: path)
+            guard !current.isEmpty else { return }
+            var batch = WriteBatch()
+            var delta = 0
+            try addOverwrite(at: path, .empty, to: &batch, delta: &delta)
+            try commitCache(batch, delta: delta)
+            for kept in keeping {
+                guard let relative = kept.relative(to: path) else { continue }
+                let subtree = current.child(at: relative)
+                if subtree.isEmpty { continue }
+                var keepBatch = WriteBatch()
+                var keepDelta = 0
+                try addOverwrite(at: kept, subtree, to: &keepBatch, delta: &keepDelta)
+                try commitCache(keepBatch, delta: keepDelta)
+            }
+        }
+    }
+
+    /// Removes the whole server cache.
+    public func removeAllServerCache() throws {
+        try locked {
+            var batch = WriteBatch()
+            batch.deleteRange(KeyRange(prefix: StorageKeys.cachePrefix))
+            try commitCache(batch, delta: -cacheBytes)
+        }
+    }
+
+    private func commitCache(_ batch: WriteBatch, delta: Int) throws {
+        guard !batch.isEmpty else { return }
+        var batch = batch
+        let newSize = cacheBytes + delta
+        batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8))
+        try store.write(batch, durable: false)
+        cacheBytes = newSize
+    }
+
+    /// Adds to `batch` what replaces the data at `path` by `node`, and the size change to `delta`.
+    private func addOverwrite(at path: TreePath, _ node: Node, to batch: inout WriteBatch, delta: inout Int) throws {
+        // A leaf at an ancestor becomes (or stays) a parent: remove its row. Its priority row stays,
+        // as a leaf's priority carries over when children are written into it.
+        let anchor = StorageKeys.deepestFittingAncestor(path)
+        for depth in 0..<min(path.depth, anchor.depth + 1) {
+            let ancestor = TreePath(keys: Array(path.keys.prefix(depth)))
+            let key = StorageKeys.cacheKey(ancestor)
+            if let old = try store.get(key) {
+                batch.delete(key)
+                delta -= key.count + old.count
+            }
+        }
+        if StorageKeys.fits(path) {
+            let range = KeyRange(prefix: StorageKeys.cacheKey(path))
+            try store.scan(range, reverse: false) { key, value in
+                delta -= key.count + value.count
+                return true
+            }
+            batch.deleteRange(range)
+            var overflow: [TreePath: Node] = [:]
+            CacheRows.forEachLeaf(of: node) { relative, leaf in
+                let full = path.appending(relative)
+                if StorageKeys.fits(full) {
+                    let key = StorageKeys.cacheKey(full)
+                    let value = CacheRows.encodeLeaf(leaf)
+                    batch.put(key, value)
+                    delta += key.count + value.count
+                } else {
+                    let owner = StorageKeys.deepestFittingAncestor(full)
+                    overflow[owner, default: .empty] = overflow[owner, default: .empty]
+                        .updatingChild(at: full.relative(to: owner)!, to: leaf)
+                }
+            }
+            for (owner, subtree) in overflow {
+                let key = StorageKeys.overflowKey(owner)
+                let value = CacheRows.encodeSubtree(subtree)
+                batch.put(key, value)
+                delta += key.count + value.count
+            }
+        } else {
+            let key = StorageKeys.overflowKey(anchor)
+            var subtree = Node.empty
+            if let old = try store.get(key) {
+                subtree = try CacheRows.decode(old)
+                delta -= key.count + old.count
+            }
+            subtree = subtree.updatingChild(at: path.relative(to: anchor)!, to: node)
+            if subtree.isEmpty {
+                batch.delete(key)
+            } else {
+                let value = CacheRows.encodeSubtree(subtree)
+                batch.put(key, value)
+                delta += key.count + value.count
+            }
+        }
+    }
+
+    // MARK: - User write queue
+
+    /// Appends a user write to the queue; it is durable when this returns.
+    public func appendUserWrite(_ record: UserWriteRecord) throws {
+        var batch = WriteBatch()
+        batch.put(StorageKeys.writeKey(record.writeId), record.encoded())
+        try commitDurably(batch)
+    }
+
+    /// Removes a write from the queue (acknowledged or reverted); durable when this returns.
+    public func removeUserWrite(writeId: Int64) throws {
+        var batch = WriteBatch()
+        batch.delete(StorageKeys.writeKey(writeId))
+        try commitDurably(batch)
+    }
+
+    /// Empties the queue; durable when this returns.
+    public func removeAllUserWrites() throws {
+        var batch = WriteBatch()
+        batch.deleteRange(KeyRange(prefix: StorageKeys.writePrefix))
+        try commitDurably(batch)
+    }
+
+    /// The queued writes, oldest first.
+    public func userWrites() throws -> [UserWriteRecord] {
+        var records: [UserWriteRecord] = []
+        try store.scan(KeyRange(prefix: StorageKeys.writePrefix), reverse: false) { key, value in
+            guard let id = StorageKeys.readBigEndian(key.dropFirst()) else {
+                throw StorageError(.invalidRecord, "a queue key has the wrong length")
+            }
+            records.append(try UserWriteRecord.decode(writeId: Int64(bitPattern: id), value))
+            return true
+        }
+        return records
+    }
+
+    private func commitDurably(_ batch: WriteBatch) throws {
+        let ticket: UInt64 = try locked {
+            try store.write(batch, durable: false)
+            return groupCommit.noteCommit()
+        }
+        try groupCommit.waitUntilDurable(ticket) {
+            // A synced commit also makes every earlier commit durable (one log, or one file sync).
+            let counter: UInt64 = locked {
+                syncCounter += 1
+                return syncCounter
+            }
+            var barrier = WriteBatch()
+            barrier.put(StorageKeys.syncBarrier, StorageKeys.bigEndian(counter))
+            try store.write(barrier, durable: true)
+        }
+    }
+
+    // MARK: - Tracked queries
+
+    /// Every tracked query.
+    public func trackedQueries() throws -> [TrackedQuery] {
+        var queries: [TrackedQuery] = []
+        try store.scan(KeyRange(prefix: StorageKeys.queryPrefix), reverse: false) { key, value in
+            guard let id = StorageKeys.readBigEndian(key.dropFirst()) else {
+                throw StorageError(.invalidRecord, "a tracked query key has the wrong length")
+            }
+            queries.append(try TrackedQuery.decode(id: Int64(bitPattern: id), value))
+            return true
+        }
+        return queries
+    }
+
+    /// Saves (adds or replaces) a tracked query.
+    public func saveTrackedQuery(_ query: TrackedQuery) throws {
+        var batch = WriteBatch()
+        batch.put(StorageKeys.queryKey(query.id), query.encoded())
+        try store.write(batch, durable: false)
+    }
+
+    /// Removes a tracked query and its tracked keys.
+    public func removeTrackedQuery(id: Int64) throws {
+        var batch = WriteBatch()
+        batch.delete(StorageKeys.queryKey(id))
+        batch.deleteRange(KeyRange(prefix: StorageKeys.trackedKeysPrefix(id)))
+        try store.write(batch, durable: false)
+    }
+
+    /// Replaces the keys a filtered query is known to hold.
+    public func setTrackedKeys(_ keys: [ChildKey], forQuery id: Int64) throws {
+        let prefix = StorageKeys.trackedKeysPrefix(id)
+        var batch = WriteBatch()
+        batch.deleteRange(KeyRange(prefix: prefix))
+        for key in keys { batch.put(prefix + Array(key.stringValue.utf8), []) }
+        try store.write(batch, durable: false)
+    }
+
+    /// The keys a filtered query is known to hold.
+    public func trackedKeys(forQuery id: Int64) throws -> [ChildKey] {
+        let prefix = StorageKeys.trackedKeysPrefix(id)
+        var keys: [ChildKey] = []
+        try store.scan(KeyRange(prefix: prefix), reverse: false) { key, _ in
+            keys.append(ChildKey(String(decoding: key[prefix.count...], as: UTF8.self)))
+            return true
+        }
+        return keys
+    }
+}

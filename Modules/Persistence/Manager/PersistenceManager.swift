@@ -1,0 +1,293 @@
+public import CoreTree
+import Foundation
+public import QueryEngine
+
+/// The sync tree's persistence: implements ``PersistenceManaging`` over a ``StorageEngine``, tracks
+/// queries for eviction and prunes the cache by its ``CachePolicy``.
+///
+/// User writes are durable before `saveUser…` returns and a failure to save throws, so a write
+/// that could not be stored is never applied. Cache updates never throw (the data can be fetched
+/// again); a failed one is kept in ``lastCacheError``.
+public final class PersistenceManager: PersistenceManaging, @unchecked Sendable {
+    // Mutable state is guarded by `lock`.
+
+    /// The storage underneath.
+    public let engine: StorageEngine
+    /// When and how much to prune.
+    public let policy: CachePolicy
+    private let now: @Sendable () -> Int64
+    private let lock = NSLock()
+    private var tracked: [QuerySpec: TrackedQuery] = [:]
+    private var nextQueryId: Int64 = 1
+    private var updatesSinceCheck = 0
+    private var cacheError: (any Error)?
+
+    /// Opens persistence over `engine`: loads tracked queries (none is active after a restart)
+    /// and prunes if the cache is over budget.
+    ///
+    /// - Parameter clock: milliseconds since 1970, for last-use times (injectable for tests).
+    public init(
+        engine: StorageEngine, policy: CachePolicy = .default,
+        clock: @escaping @Sendable () -> Int64 = PersistenceManager.wallClockMilliseconds
+    ) throws {
+        self.engine = engine
+        self.policy = policy
+        self.now = clock
+        for var query in try engine.trackedQueries() {
+            nextQueryId = max(nextQueryId, query.id + 1)
+            if query.isActive {
+                query.isActive = false
+                try engine.saveTrackedQuery(query)
+            }
+            tracked[query.query] = query
+        }
+        try locked { _ = try pruneIfNeededLocked() }
+    }
+
+    /// Opens a backend by name from `backends` in `directory`, then persistence over it.
+    public convenience init(
+        backend name: String, directory: String, backends: StorageBackends, policy: CachePolicy = .default
+    ) throws {
+        let store = try backends.open(name, directory: directory)
+        try self.init(engine: try StorageEngine(store: store), policy: policy)
+    }
+
+    /// Milliseconds since 1970 from the system clock.
+    public static let wallClockMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private static func normalized(_ query: QuerySpec) -> QuerySpec {
+        query.loadsAllData ? .default(at: query.path) : query
+    }
+
+    /// The last cache update that failed, if any (cache updates do not throw).
+    public var lastCacheError: (any Error)? { locked { cacheError } }
+
+    private func recordingCacheErrors(_ body: () throws -> Void) {
+        do { try body() } catch { cacheError = error }
+    }
+
+    // MARK: - User writes
+
+    public func saveUserOverwrite(path: TreePath, node: Node, writeId: Int64) throws {
+        try engine.appendUserWrite(UserWriteRecord(writeId: writeId, path: path, kind: .overwrite(node)))
+    }
+
+    public func saveUserMerge(path: TreePath, children: CompoundWrite, writeId: Int64) throws {
+        var entries: [UserWriteRecord.UpdateChild] = []
+        children.forEachWrite { relative, node in entries.append(.init(path: relative, node: node)) }
+        try engine.appendUserWrite(UserWriteRecord(writeId: writeId, path: path, kind: .merge(entries)))
+    }
+
+    public func removeUserWrite(writeId: Int64) {
+        locked { recordingCacheErrors { try engine.removeUserWrite(writeId: writeId) } }
+    }
+
+    public func removeAllUserWrites() {
+        locked { recordingCacheErrors { try engine.removeAllUserWrites() } }
+    }
+
+    /// The queued writes, oldest first, to replay after a restart.
+    public func userWrites() throws -> [UserWriteRecord] { try engine.userWrites() }
+
+    public func applyUserWriteToServerCache(path: TreePath, node: Node) {
+        locked {
+            // With an active listener here the server sends the data anyway.
+            guard !hasActiveDefaultQuery(at: path) else { return }
+            recordingCacheErrors {
+                try engine.overwriteServerCache(at: path, with: node)
+                try ensureTracked(.default(at: path)) { $0.isComplete = true }
+            }
+        }
+    }
+
+    public func applyUserWriteToServerCache(path: TreePath, merge: CompoundWrite) {
+        var writes: [(TreePath, Node)] = []
+        merge.forEachWrite { relative, node in writes.append((path.appending(relative), node)) }
+        for (writePath, node) in writes { applyUserWriteToServerCache(path: writePath, node: node) }
+    }
+
+    // MARK: - Server cache
+
+    public func serverCache(for query: QuerySpec) -> (node: Node, complete: Bool) {
+        locked {
+            do {
+                let node = try engine.serverCache(at: query.path)
+                if isCompleteLocked(at: query.path) { return (node, true) }
+                if let entry = tracked[PersistenceManager.normalized(query)], entry.isComplete, !query.loadsAllData {
+                    let keys = try engine.trackedKeys(forQuery: entry.id)
+                    var filtered = Node.empty
+                    for key in keys { filtered = filtered.updatingImmediateChild(key, to: node.immediateChild(key)) }
+                    return (filtered, true)
+                }
+                return (node, false)
+            } catch {
+                cacheError = error
+                return (.empty, false)
+            }
+        }
+    }
+
+    public func updateServerCache(query: QuerySpec, node: Node) {
+        locked {
+            recordingCacheErrors {
+                if query.loadsAllData {
+                    try engine.overwriteServerCache(at: query.path, with: node)
+                } else {
+                    // A filtered query's data is only some of the children: merge it in.
+                    let children = node.isLeaf ? [] : Array(node.children)
+                    try engine.mergeServerCache(at: query.path, children: children.map { (TreePath(keys: [$0.key]), $0.value) })
+                    let entry = try ensureTracked(query) { _ in }
+                    try engine.setTrackedKeys(children.map(\.key), forQuery: entry.id)
+                }
+                try countUpdate()
+            }
+        }
+    }
+
+    public func updateServerCache(path: TreePath, merge: CompoundWrite) {
+        var writes: [(path: TreePath, node: Node)] = []
+        merge.forEachWrite { relative, node in writes.append((relative, node)) }
+        locked {
+            recordingCacheErrors {
+                try engine.mergeServerCache(at: path, children: writes)
+                try countUpdate()
+            }
+        }
+    }
+
+    private func countUpdate() throws {
+        updatesSinceCheck += 1
+        if updatesSinceCheck >= policy.checkInterval {
+            updatesSinceCheck = 0
+            _ = try pruneIfNeededLocked()
+        }
+    }
+
+    // MARK: - Tracked queries
+
+    public func setQueryActive(_ query: QuerySpec) {
+        locked {
+            recordingCacheErrors {
+                try ensureTracked(query) {
+                    $0.isActive = true
+                    $0.lastUse = now()
+                }
+            }
+        }
+    }
+
+    public func setQueryInactive(_ query: QuerySpec) {
+        locked {
+            guard tracked[PersistenceManager.normalized(query)] != nil else { return }
+            recordingCacheErrors {
+                try ensureTracked(query) {
+                    $0.isActive = false
+                    $0.lastUse = now()
+                }
+            }
+        }
+    }
+
+    public func setQueryComplete(_ query: QuerySpec) {
+        locked { recordingCacheErrors { try ensureTracked(query) { $0.isComplete = true } } }
+    }
+
+    /// Pins (`keepSynced(true)`) or unpins a query. A pinned query's data is never pruned, and the
+    /// pin is stored, so it holds after a restart until unpinned.
+    public func setQueryPinned(_ query: QuerySpec, _ pinned: Bool) throws {
+        try locked {
+            if !pinned && tracked[PersistenceManager.normalized(query)] == nil { return }
+            try ensureTracked(query) {
+                $0.isPinned = pinned
+                $0.lastUse = now()
+            }
+        }
+    }
+
+    /// Every tracked query.
+    public var trackedQueries: [TrackedQuery] { locked { tracked.values.sorted { $0.id < $1.id } } }
+
+    /// The pinned queries, e.g. to listen to them again after a restart.
+    public var pinnedQueries: [QuerySpec] { locked { tracked.values.filter(\.isPinned).map(\.query) } }
+
+    @discardableResult
+    private func ensureTracked(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) throws -> TrackedQuery {
+        let key = PersistenceManager.normalized(query)
+        var entry = tracked[key] ?? TrackedQuery(id: nextQueryId, query: key, lastUse: now(), isComplete: false, isActive: false, isPinned: false)
+        if tracked[key] == nil { nextQueryId += 1 }
+        change(&entry)
+        if tracked[key] != entry {
+            try engine.saveTrackedQuery(entry)
+            tracked[key] = entry
+        }
+        return entry
+    }
+
+    private func hasActiveDefaultQuery(at path: TreePath) -> Bool {
+        tracked.values.contains { $0.isActive && $0.query.loadsAllData && $0.query.path.contains(path) }
+    }
+
+    private func isCompleteLocked(at path: TreePath) -> Bool {
+        tracked.values.contains { $0.isComplete && $0.query.loadsAllData && $0.query.path.contains(path) }
+    }
+
+    // MARK: - Size and pruning
+
+    /// The cache's logical size in bytes (keys plus values of its rows).
+    public var cacheSizeBytes: Int { engine.cacheSizeBytes }
+
+    /// Prunes by the policy now (it also runs at open and every `checkInterval` updates).
+    ///
+    /// - Returns: how many tracked queries were pruned.
+    @discardableResult
+    public func pruneIfNeeded() throws -> Int { try locked { try pruneIfNeededLocked() } }
+
+    /// Removes all cached data that no active or pinned query and no pending write needs.
+    public func purgeCache() throws {
+        try locked {
+            let victims = tracked.values.filter(\.isPrunable)
+            try prune(victims)
+        }
+    }
+
+    private func pruneIfNeededLocked() throws -> Int {
+        var pruned = 0
+        while true {
+            let prunable = tracked.values.filter(\.isPrunable).sorted { ($0.lastUse, $0.id) < ($1.lastUse, $1.id) }
+            guard !prunable.isEmpty, policy.needsPruning(cacheBytes: engine.cacheSizeBytes, prunableQueries: prunable.count) else {
+                break
+            }
+            let victims = Array(prunable.prefix(policy.queriesToPrune(of: prunable.count)))
+            try prune(victims)
+            pruned += victims.count
+        }
+        return pruned
+    }
+
+    /// Removes `victims` and their data, keeping what the other queries and pending writes need.
+    private func prune(_ victims: [TrackedQuery]) throws {
+        let victimIds = Set(victims.map(\.id))
+        var keep: [TreePath] = []
+        for entry in tracked.values where !victimIds.contains(entry.id) { keep += try paths(of: entry) }
+        keep += try engine.userWrites().map(\.path)
+        for victim in victims {
+            for path in try paths(of: victim) where !keep.contains(where: { $0.contains(path) }) {
+                try engine.pruneServerCache(at: path, keeping: keep.filter { path.contains($0) })
+            }
+            try engine.removeTrackedQuery(id: victim.id)
+            tracked[victim.query] = nil
+        }
+    }
+
+    /// The cache paths a tracked query covers: its location, or for a filtered query its keys.
+    private func paths(of entry: TrackedQuery) throws -> [TreePath] {
+        if entry.query.loadsAllData { return [entry.query.path] }
+        return try engine.trackedKeys(forQuery: entry.id).map { entry.query.path.child($0) }
+    }
+}
