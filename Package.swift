@@ -92,7 +92,7 @@ let package = Package(
         // A child process for the conformance suite's SIGKILL durability test.
         .executableTarget(
             name: "persistence-crash-writer",
-            dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB"],
+            dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance"],
             path: tool("persistence-crash-writer")
         ),
         .executableTarget(

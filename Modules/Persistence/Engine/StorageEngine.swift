@@ -180,9 +180,16 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Adds to `batch` what replaces the data at `path` by `node`, and the size change to `delta`.
     private func addOverwrite(at path: TreePath, _ node: Node, to batch: inout WriteBatch, delta: inout Int) throws {
+        let anchor = StorageKeys.deepestFittingAncestor(path)
+        if node.isEmpty {
+            // Nothing lies below a leaf, so removing something there changes nothing.
+            for depth in 0..<min(path.depth, anchor.depth + 1) {
+                if try store.get(StorageKeys.cacheKey(TreePath(keys: Array(path.keys.prefix(depth))))) != nil { return }
+            }
+            try removeOrphanedPriorities(above: path, to: &batch, delta: &delta)
+        }
         // A leaf at an ancestor becomes (or stays) a parent: remove its row. Its priority row stays,
         // as a leaf's priority carries over when children are written into it.
-        let anchor = StorageKeys.deepestFittingAncestor(path)
         for depth in 0..<min(path.depth, anchor.depth + 1) {
             let ancestor = TreePath(keys: Array(path.keys.prefix(depth)))
             let key = StorageKeys.cacheKey(ancestor)
@@ -232,6 +239,34 @@ public final class StorageEngine: @unchecked Sendable {
                 let value = CacheRows.encodeSubtree(subtree)
                 batch.put(key, value)
                 delta += key.count + value.count
+            }
+        }
+    }
+
+    /// Removing `path` may leave ancestors with nothing but a priority row; an empty node has no
+    /// priority, so those rows go too (deepest first, stopping at the first ancestor with other data).
+    /// (Below a path too long for its own rows, the overflow row keeps any such priority.)
+    private func removeOrphanedPriorities(above path: TreePath, to batch: inout WriteBatch, delta: inout Int) throws {
+        guard StorageKeys.fits(path) else { return }
+        let removed = KeyRange(prefix: StorageKeys.cacheKey(path))
+        var ancestor = path
+        while let parent = ancestor.parent, StorageKeys.fits(parent) {
+            ancestor = parent
+            let priorityKey = StorageKeys.cacheKey(ancestor.child(.priority))
+            var priorityRow: [UInt8]?
+            var hasOtherRows = false
+            try store.scan(KeyRange(prefix: StorageKeys.cacheKey(ancestor)), reverse: false) { key, value in
+                if key == priorityKey {
+                    priorityRow = value
+                } else if !removed.contains(key) {
+                    hasOtherRows = true
+                }
+                return !hasOtherRows
+            }
+            if hasOtherRows { return }
+            if let priorityRow {
+                batch.delete(priorityKey)
+                delta -= priorityKey.count + priorityRow.count
             }
         }
     }

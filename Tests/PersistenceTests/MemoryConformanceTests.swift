@@ -1,0 +1,13 @@
+import Persistence
+import PersistenceConformance
+import Testing
+
+/// The shared persistence conformance suite on the in-memory store (requirements about outliving
+/// the process do not apply and say so).
+@Suite("conformance memory")
+struct MemoryConformanceTests {
+    @Test("requirement", arguments: Conformance.Requirement.allCases)
+    func requirement(_ requirement: Conformance.Requirement) throws {
+        try Conformance(.memory, outlivesProcess: false).checkAndRecord(requirement)
+    }
+}
