@@ -66,7 +66,8 @@ struct CacheChecks {
 
     /// A path of 32 keys whose UTF-8 form (with slashes) takes 768 bytes.
     static func longestPath(tag: Character) -> TreePath {
-        // 32 keys: 31 × 23 bytes + 1 × 55 bytes, plus 32 slashes = 768.
+        // The longest path validation accepts: 32 keys of 768 UTF-8 bytes in all (31 × 23 + 55),
+        // 800 bytes with its slashes.
         var keys = (0..<31).map { ChildKey(String(tag) + String(format: "%02d", $0) + String(repeating: "k", count: 20)) }
         keys.append(ChildKey(String(tag) + String(repeating: "z", count: 54)))
         return TreePath(keys: keys)
@@ -74,7 +75,7 @@ struct CacheChecks {
 
     func longPaths() throws {
         let path = CacheChecks.longestPath(tag: "p")
-        try require(path.depth == 32 && path.wireForm.utf8.count == 768, "test path is \(path.depth) deep, \(path.wireForm.utf8.count) bytes")
+        try require(path.depth == 32 && path.utf8Length == Validation.maxPathBytes, "test path is \(path.depth) deep, \(path.utf8Length) bytes")
         try Validation.validatePathLimits(path, context: "conformance")
         let directory = suite.freshDirectory()
         defer { suite.remove(directory) }

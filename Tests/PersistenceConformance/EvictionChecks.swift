@@ -38,7 +38,7 @@ struct EvictionChecks {
         defer { suite.remove(directory) }
         let engine = try StorageEngine(store: try suite.openStore(directory))
         defer { try? engine.close() }
-        let budget = 10_000
+        let budget = 8_000
         let manager = try PersistenceManager(
             engine: engine, policy: .unchecked(maxBytes: budget, checkInterval: 1_000_000), clock: TickingClock().function)
         for index in 0..<10 { EvictionChecks.use(manager, EvictionChecks.query("/q\(index)"), EvictionChecks.data(2_000, tag: "q\(index)")) }

@@ -48,11 +48,11 @@ do {
     case "fill":
         var largest: UInt64 = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? UInt64) ?? 0
-            largest = max(largest, size ?? 0)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)
+            largest = max(largest, (attributes?[.size] as? UInt64) ?? 0)
         }
         signal(SIGXFSZ, SIG_IGN)
-        var limit = rlimit(rlim_cur: rlim_t(largest) + rlim_t(number), rlim_max: RLIM_INFINITY)
+        var limit = rlimit(rlim_cur: rlim_t(largest) + rlim_t(number), rlim_max: rlim_t.max)
         guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed: \(errno)") }
         var id: Int64 = 1
         while true {

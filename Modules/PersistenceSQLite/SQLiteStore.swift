@@ -1,0 +1,309 @@
+public import Persistence
+import CSQLite
+import Synchronization
+
+/// An ``OrderedKeyValueStore`` kept in one SQLite database file, `store.sqlite`, in its directory.
+///
+/// The database runs in WAL mode with one table, `kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT
+/// ROWID`; SQLite compares blobs byte by byte, so its key order is the protocol's. Each batch is one
+/// `BEGIN IMMEDIATE … COMMIT` transaction, run with `PRAGMA synchronous=FULL` when durable (one
+/// `fdatasync` of the WAL per commit) and `NORMAL` when not (no sync; survives the process being
+/// killed).
+///
+/// One connection serves every call, serialised by a lock, so the store may be used from any thread.
+/// ``scan(_:reverse:_:)`` reads the range in chunks and calls `body` without holding the lock, so
+/// `body` may call back into the store.
+public final class SQLiteStore: OrderedKeyValueStore {
+    /// The backend's name in errors and in ``StorageBackends``.
+    static let backendName = "sqlite"
+    /// The database file's name inside the store directory.
+    public static let fileName = "store.sqlite"
+
+    private let state: Mutex<SQLiteConnection?>
+
+    /// Opens the store in `directory`, creating the directory and the database if needed.
+    ///
+    /// - Parameter directory: The store's directory; it holds `store.sqlite`, its `-wal` and `-shm`
+    ///   files, and the lock file.
+    /// - Throws: ``StorageError/Code-swift.enum/inUse(pid:)`` when another process or handle has
+    ///   the directory open, ``StorageError/Code-swift.enum/corrupt`` when the file is not a
+    ///   database, or another ``StorageError`` when SQLite cannot open it.
+    public init(directory: String) throws {
+        let lock = try DirectoryLock(directory: directory, backend: SQLiteStore.backendName)
+        state = Mutex(try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName, lock: lock))
+    }
+
+    private func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try state.withLock { connection in
+            guard let connection else {
+                throw StorageError(.closed, "the store is closed; open it again to use it", backend: SQLiteStore.backendName)
+            }
+            return try body(connection)
+        }
+    }
+
+    /// The value stored under `key`, or `nil`.
+    public func get(_ key: [UInt8]) throws -> [UInt8]? {
+        try withConnection { try $0.get(key) }
+    }
+
+    /// Calls `body` with each entry in `range`, in key order (descending when `reverse`), until it
+    /// returns `false`.
+    ///
+    /// Entries are read in chunks under the store's lock and handed to `body` outside it, so `body`
+    /// may call the store; a write made during the scan may be seen by the chunks still to come.
+    public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        var remaining = range
+        while true {
+            let chunk = try withConnection { try $0.entries(in: remaining, reverse: reverse) }
+            for entry in chunk.entries where !(try body(entry.key, entry.value)) { return }
+            guard chunk.hasMore, let last = chunk.entries.last else { return }
+            if reverse { remaining.upperBound = last.key } else { remaining.lowerBound = last.key + [0] }
+        }
+    }
+
+    /// Applies every operation of `batch`, in order, in one transaction: all or nothing.
+    ///
+    /// - Throws: ``StorageError/Code-swift.enum/diskFull`` when the disk is full; nothing of the
+    ///   batch is applied after any error.
+    public func write(_ batch: WriteBatch, durable: Bool) throws {
+        guard !batch.isEmpty else { return }
+        try withConnection { try $0.write(batch, durable: durable) }
+    }
+
+    /// Checkpoints the WAL into the database file and closes it. Closing twice is harmless.
+    public func close() throws {
+        try state.withLock { connection in
+            defer { connection = nil }
+            try connection?.close()
+        }
+    }
+}
+
+extension StorageBackend {
+    /// SQLite: one database file in WAL mode per store directory.
+    public static let sqlite = StorageBackend(name: SQLiteStore.backendName) { try SQLiteStore(directory: $0) }
+}
+
+// MARK: - The connection
+
+/// `SQLITE_TRANSIENT`: SQLite copies a buffer bound with it (the C macro does not import).
+private var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
+/// Up to this many entries (and roughly this many bytes) are read per scan chunk.
+private let chunkEntries = 128
+private let chunkBytes = 1 << 20
+
+/// One chunk of a scan.
+struct ScanChunk: Sendable {
+    /// The entries, in scan order.
+    var entries: [(key: [UInt8], value: [UInt8])] = []
+    /// Whether the range may hold further entries after the last one.
+    var hasMore = false
+}
+
+/// The statements the store runs, prepared once and reused.
+private enum Statement: String {
+    case get = "SELECT v FROM kv WHERE k = ?1"
+    case put = "INSERT OR REPLACE INTO kv (k, v) VALUES (?1, ?2)"
+    case delete = "DELETE FROM kv WHERE k = ?1"
+    case deleteRange = "DELETE FROM kv WHERE k >= ?1 AND k < ?2"
+    case deleteFrom = "DELETE FROM kv WHERE k >= ?1"
+    case scanRange = "SELECT k, v FROM kv WHERE k >= ?1 AND k < ?2 ORDER BY k"
+    case scanFrom = "SELECT k, v FROM kv WHERE k >= ?1 ORDER BY k"
+    case scanRangeReverse = "SELECT k, v FROM kv WHERE k >= ?1 AND k < ?2 ORDER BY k DESC"
+    case scanFromReverse = "SELECT k, v FROM kv WHERE k >= ?1 ORDER BY k DESC"
+    case begin = "BEGIN IMMEDIATE"
+    case commit = "COMMIT"
+    case rollback = "ROLLBACK"
+}
+
+/// An open SQLite connection with its prepared statements; `deinit` closes it if still open.
+///
+/// Not thread-safe: ``SQLiteStore`` only touches it under its lock.
+final class SQLiteConnection {
+    private var database: OpaquePointer?
+    private var statements: [Statement: OpaquePointer] = [:]
+    /// Whether the connection runs with `synchronous=FULL` (else `NORMAL`).
+    private var synchronousFull = true
+    /// Held until the connection is closed.
+    private var lock: DirectoryLock?
+
+    init(path: String, lock: DirectoryLock) throws {
+        self.lock = lock
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &database, flags, nil)
+        guard status == SQLITE_OK else { throw failure(status, "cannot open \(path)") }
+        sqlite3_busy_timeout(database, 5000)
+        let journalMode = try pragma("journal_mode=WAL")
+        guard journalMode == "wal" else {
+            throw StorageError(.engine, "SQLite cannot use WAL mode for \(path) (journal mode is \(journalMode ?? "unknown"))", backend: SQLiteStore.backendName)
+        }
+        _ = try pragma("secure_delete=OFF")
+        _ = try pragma("synchronous=FULL")
+        try execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+    }
+
+    deinit { try? close() }
+
+    /// Finalizes the statements and closes the database (checkpointing the WAL), then unlocks the directory.
+    func close() throws {
+        defer { lock = nil }
+        guard let database else { return }
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        let status = sqlite3_close_v2(database)
+        self.database = nil
+        guard status == SQLITE_OK else {
+            throw StorageError(code(for: status), "cannot close the database: \(String(cString: sqlite3_errstr(status)))", backend: SQLiteStore.backendName, engineStatus: status)
+        }
+    }
+
+    func get(_ key: [UInt8]) throws -> [UInt8]? {
+        var value: [UInt8]?
+        try run(.get, key) { statement in
+            value = SQLiteConnection.column(0, of: statement)
+            return false
+        }
+        return value
+    }
+
+    func entries(in range: KeyRange, reverse: Bool) throws -> ScanChunk {
+        var chunk = ScanChunk()
+        var bytes = 0
+        let statement: Statement =
+            switch (range.upperBound == nil, reverse) {
+            case (false, false): .scanRange
+            case (true, false): .scanFrom
+            case (false, true): .scanRangeReverse
+            case (true, true): .scanFromReverse
+            }
+        try run(statement, range.lowerBound, range.upperBound) { statement in
+            let key = SQLiteConnection.column(0, of: statement)
+            let value = SQLiteConnection.column(1, of: statement)
+            chunk.entries.append((key, value))
+            bytes += key.count + value.count
+            chunk.hasMore = chunk.entries.count >= chunkEntries || bytes >= chunkBytes
+            return !chunk.hasMore
+        }
+        return chunk
+    }
+
+    func write(_ batch: WriteBatch, durable: Bool) throws {
+        if synchronousFull != durable {
+            // Only between transactions: SQLite ignores the setting inside one.
+            _ = try pragma(durable ? "synchronous=FULL" : "synchronous=NORMAL")
+            synchronousFull = durable
+        }
+        try run(.begin)
+        do {
+            for operation in batch.operations {
+                switch operation {
+                case .put(let key, let value): try run(.put, key, value)
+                case .delete(let key): try run(.delete, key)
+                case .deleteRange(let range):
+                    if let upperBound = range.upperBound {
+                        try run(.deleteRange, range.lowerBound, upperBound)
+                    } else {
+                        try run(.deleteFrom, range.lowerBound)
+                    }
+                }
+            }
+            try run(.commit)
+        } catch {
+            // SQLite may already have rolled back (e.g. on SQLITE_FULL); otherwise undo the batch here.
+            if let database, sqlite3_get_autocommit(database) == 0 { try? run(.rollback) }
+            throw error
+        }
+    }
+
+    // MARK: Running statements
+
+    /// Runs `statement` with `parameters` bound to `?1`, `?2`, … (a `nil` parameter is not bound),
+    /// calling `row` for each result row until it returns `false`.
+    private func run(_ statement: Statement, _ parameters: [UInt8]?..., row: (OpaquePointer) -> Bool = { _ in true }) throws {
+        let prepared = try prepare(statement)
+        defer {
+            sqlite3_reset(prepared)
+            sqlite3_clear_bindings(prepared)
+        }
+        for (index, parameter) in parameters.enumerated() {
+            guard let parameter else { continue }
+            let status = parameter.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_zeroblob(prepared, Int32(index + 1), 0)  // not NULL: keeps `v NOT NULL`
+                }
+                return sqlite3_bind_blob64(prepared, Int32(index + 1), base, sqlite3_uint64(bytes.count), transient)
+            }
+            guard status == SQLITE_OK else { throw failure(status, "cannot bind a parameter") }
+        }
+        while true {
+            let status = sqlite3_step(prepared)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw failure(status, "cannot run \(statement.rawValue)") }
+            if !row(prepared) { return }
+        }
+    }
+
+    private func prepare(_ statement: Statement) throws -> OpaquePointer {
+        if let prepared = statements[statement] { return prepared }
+        guard let database else { throw StorageError(.closed, "the store is closed", backend: SQLiteStore.backendName) }
+        var prepared: OpaquePointer?
+        let status = sqlite3_prepare_v3(database, statement.rawValue, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+        guard status == SQLITE_OK, let prepared else { throw failure(status, "cannot prepare \(statement.rawValue)") }
+        statements[statement] = prepared
+        return prepared
+    }
+
+    /// Runs `PRAGMA <text>` and returns the first column of its first row, if any.
+    private func pragma(_ text: String) throws -> String? {
+        var prepared: OpaquePointer?
+        let status = sqlite3_prepare_v2(database, "PRAGMA " + text, -1, &prepared, nil)
+        defer { sqlite3_finalize(prepared) }
+        guard status == SQLITE_OK, let prepared else { throw failure(status, "cannot run PRAGMA \(text)") }
+        let step = sqlite3_step(prepared)
+        switch step {
+        case SQLITE_ROW: return sqlite3_column_text(prepared, 0).map { String(cString: $0) }
+        case SQLITE_DONE: return nil
+        default: throw failure(step, "cannot run PRAGMA \(text)")
+        }
+    }
+
+    private func execute(_ sql: String) throws {
+        let status = sqlite3_exec(database, sql, nil, nil, nil)
+        guard status == SQLITE_OK else { throw failure(status, "cannot run \(sql)") }
+    }
+
+    /// A copy of the blob in column `index` of the current row.
+    private static func column(_ index: Int32, of statement: OpaquePointer) -> [UInt8] {
+        // `sqlite3_column_blob` first, then `_bytes`, as SQLite documents; a zero-length blob is NULL.
+        guard let base = sqlite3_column_blob(statement, index) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, index))))
+    }
+
+    // MARK: Errors
+
+    /// A ``StorageError`` for SQLite result `status`, with SQLite's message for the connection.
+    private func failure(_ status: Int32, _ context: String) -> StorageError {
+        let detail = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+        let kind = code(for: status)
+        let advice =
+            switch kind {
+            case .diskFull: "; free some disk space and retry"
+            case .corrupt: "; the file \(SQLiteStore.fileName) is damaged or not an SQLite database: remove the store directory to start afresh"
+            case .inUse: "; another connection holds the database"
+            default: ""
+            }
+        return StorageError(kind, "\(context): \(detail)\(advice)", backend: SQLiteStore.backendName, engineStatus: status)
+    }
+
+    private func code(for status: Int32) -> StorageError.Code {
+        switch status & 0xFF {
+        case SQLITE_FULL: .diskFull
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt
+        case SQLITE_BUSY, SQLITE_LOCKED: .inUse(pid: nil)
+        case SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY: .io
+        default: .engine
+        }
+    }
+}
