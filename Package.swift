@@ -97,7 +97,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "persistence-benchmark",
-            dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "CoreTree"],
+            dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree"],
             path: tool("persistence-benchmark")
         ),
         // Seeded randomness shared by the test targets and the benchmarks (no product).

@@ -338,7 +338,7 @@ final class LMDBEnvironment {
         let code: StorageError.Code
         var advice = ""
         switch status {
-        case MDB_MAP_FULL, ENOSPC, EDQUOT:
+        case MDB_MAP_FULL, ENOSPC, EDQUOT, EFBIG:
             code = .diskFull
             advice = "; free some disk space and retry"
         case MDB_CORRUPTED, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:

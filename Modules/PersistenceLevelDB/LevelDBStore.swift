@@ -278,9 +278,10 @@ final class LevelDBDatabase {
         if text.hasPrefix("Corruption") {
             code = .corrupt
             advice = "; the LevelDB files are damaged: remove the store directory to start afresh"
-        } else if text.contains("No space") {
+        } else if text.contains("No space") || text.contains("File too large") || text.contains("quota exceeded") {
+            // ENOSPC, EFBIG (a file size limit) and EDQUOT all mean the write did not fit.
             code = .diskFull
-            status = ENOSPC
+            status = text.contains("No space") ? ENOSPC : text.contains("File too large") ? EFBIG : EDQUOT
             advice = "; free some disk space and retry"
         } else if text.contains("lock") && (text.contains("already held") || text.contains("Resource temporarily unavailable")) {
             code = .inUse(pid: nil)

@@ -2,6 +2,12 @@ public import Persistence
 import CSQLite
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An ``OrderedKeyValueStore`` kept in one SQLite database file, `store.sqlite`, in its directory.
 ///
 /// The database runs in WAL mode with one table, `kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT
@@ -286,7 +292,15 @@ final class SQLiteConnection {
     /// A ``StorageError`` for SQLite result `status`, with SQLite's message for the connection.
     private func failure(_ status: Int32, _ context: String) -> StorageError {
         let detail = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
-        let kind = code(for: status)
+        var kind = code(for: status)
+        // SQLite reports only ENOSPC as SQLITE_FULL; a write cut short by a file size limit or a
+        // quota is SQLITE_IOERR_WRITE (IOERR | 3 << 8, a macro Swift does not import), and SQLite does not keep that errno. A failed write is
+        // treated as the disk being full (a failing device gives the same code).
+        let extended = database.map { sqlite3_extended_errcode($0) } ?? status
+        let systemErrno = database.map { sqlite3_system_errno($0) } ?? 0
+        if extended == SQLITE_IOERR | (3 << 8) || (status & 0xFF == SQLITE_IOERR && [ENOSPC, EFBIG, EDQUOT].contains(systemErrno)) {
+            kind = .diskFull
+        }
         let advice =
             switch kind {
             case .diskFull: "; free some disk space and retry"
@@ -294,7 +308,7 @@ final class SQLiteConnection {
             case .inUse: "; another connection holds the database"
             default: ""
             }
-        return StorageError(kind, "\(context): \(detail)\(advice)", backend: SQLiteStore.backendName, engineStatus: status)
+        return StorageError(kind, "\(context): \(detail) (extended code \(extended))\(advice)", backend: SQLiteStore.backendName, engineStatus: status)
     }
 
     private func code(for status: Int32) -> StorageError.Code {

@@ -66,10 +66,10 @@ struct CacheChecks {
 
     /// A path of 32 keys whose UTF-8 form (with slashes) takes 768 bytes.
     static func longestPath(tag: Character) -> TreePath {
-        // The longest path validation accepts: 32 keys of 768 UTF-8 bytes in all (31 × 23 + 55),
-        // 800 bytes with its slashes.
+        // The longest path validation accepts: 768 UTF-8 bytes counting the 31 slashes between its
+        // 32 keys (31 × 23 + 24 bytes of keys).
         var keys = (0..<31).map { ChildKey(String(tag) + String(format: "%02d", $0) + String(repeating: "k", count: 20)) }
-        keys.append(ChildKey(String(tag) + String(repeating: "z", count: 54)))
+        keys.append(ChildKey(String(tag) + String(repeating: "z", count: 23)))
         return TreePath(keys: keys)
     }
 

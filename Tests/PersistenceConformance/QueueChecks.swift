@@ -1,5 +1,5 @@
 import CoreTree
-import Dispatch
+import Foundation
 public import Persistence
 import Synchronization
 
@@ -68,7 +68,8 @@ extension QueueChecks {
         let perWriter = 100
         let failures = Mutex<[String]>([])
         let syncsBefore = engine.syncCount
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+        // Real threads: `concurrentPerform` would run only as many writers as there are cores.
+        ConcurrentWriters.run(writers) { writer in
             for index in 0..<perWriter {
                 let id = Int64(writer * perWriter + index + 1)
                 do { try engine.appendUserWrite(QueueChecks.record(id)) } catch {
@@ -84,5 +85,21 @@ extension QueueChecks {
         if suite.outlivesProcess {
             try require(syncs < writers * perWriter, "concurrent writers did not share a single sync (\(syncs) syncs)")
         }
+    }
+}
+
+/// Runs `body` on `count` threads at once and waits for all of them.
+public enum ConcurrentWriters {
+    public static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
     }
 }

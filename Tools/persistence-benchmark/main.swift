@@ -6,6 +6,7 @@ import CoreTree
 import Dispatch
 import Foundation
 import Persistence
+import PersistenceConformance
 import PersistenceLMDB
 import PersistenceLevelDB
 import PersistenceSQLite
@@ -55,7 +56,7 @@ func measure(_ backend: StorageBackend) throws -> (single: Double, concurrent: D
     }
     let syncsBefore = engine.syncCount
     let concurrent = ContinuousClock().measure {
-        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+        ConcurrentWriters.run(writers) { writer in
             for index in 0..<writesPerWriter {
                 try? engine.appendUserWrite(record(Int64(100_000 + writer * writesPerWriter + index)))
             }

@@ -1,53 +1,58 @@
 import Foundation
 
-/// Lets concurrent writers share syncs: each writer commits without syncing, then waits until a
-/// sync that started after its commit has finished. One waiting writer runs the sync for all the
-/// others that committed before it started (group commit), so N concurrent writers cost about one
-/// sync per round, not N.
+/// Lets concurrent writers share syncs (group commit): each writer hands in its batch; one of
+/// them (the leader) writes every batch handed in so far as one durable batch, in arrival order,
+/// while the others wait for the outcome. Writers that arrive during that sync form the next
+/// group. N concurrent writers thus cost about one sync per round, not N.
+///
+/// A group is one atomic batch: if it fails (a full disk, say), every writer in it gets the
+/// error and none of its batches is applied.
 final class GroupCommit: @unchecked Sendable {
     // All state is guarded by `condition`.
     private let condition = NSCondition()
-    private var committed: UInt64 = 0
-    private var synced: UInt64 = 0
-    private var isSyncing = false
+    private var nextTicket: UInt64 = 0
+    private var waiting: [(ticket: UInt64, batch: WriteBatch)] = []
+    private var outcomes: [UInt64: (any Error)?] = [:]
+    private var isWriting = false
     private var syncs = 0
 
-    /// How many syncs ran (for the benchmark and tests).
+    /// How many durable writes ran (for the benchmark and tests).
     var syncCount: Int {
         condition.lock()
         defer { condition.unlock() }
         return syncs
     }
 
-    /// Records a commit that needs a sync; call it right after the commit, in commit order.
-    func noteCommit() -> UInt64 {
+    /// Returns once `batch` is durably written by `write` (with other writers' batches), or
+    /// throws the error that writing its group failed with.
+    func commit(_ batch: WriteBatch, write: (WriteBatch) throws -> Void) throws {
         condition.lock()
         defer { condition.unlock() }
-        committed += 1
-        return committed
-    }
-
-    /// Returns once a sync that started after commit `ticket` has finished, running `sync` itself
-    /// when no other writer is syncing.
-    func waitUntilDurable(_ ticket: UInt64, sync: () throws -> Void) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while synced < ticket {
-            if isSyncing {
+        let ticket = nextTicket
+        nextTicket += 1
+        waiting.append((ticket, batch))
+        while true {
+            if let outcome = outcomes.removeValue(forKey: ticket) {
+                if let outcome { throw outcome }
+                return
+            }
+            if isWriting {
                 condition.wait()
                 continue
             }
-            isSyncing = true
-            let target = committed
+            isWriting = true
+            let group = waiting
+            waiting = []
             condition.unlock()
+            var merged = WriteBatch()
+            for entry in group { merged.append(contentsOf: entry.batch) }
             var failure: (any Error)?
-            do { try sync() } catch { failure = error }
+            do { try write(merged) } catch { failure = error }
             condition.lock()
-            isSyncing = false
+            isWriting = false
             syncs += 1
-            if failure == nil { synced = max(synced, target) }
+            for entry in group { outcomes[entry.ticket] = .some(failure) }
             condition.broadcast()
-            if let failure { throw failure }
         }
     }
 }

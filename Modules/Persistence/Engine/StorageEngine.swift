@@ -21,7 +21,6 @@ public final class StorageEngine: @unchecked Sendable {
     private let lock = NSLock()
     private let groupCommit = GroupCommit()
     private var cacheBytes: Int = 0
-    private var syncCounter: UInt64 = 0
 
     /// Opens the engine over `store`, checking the format and recounting the cache size.
     ///
@@ -308,20 +307,9 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     private func commitDurably(_ batch: WriteBatch) throws {
-        let ticket: UInt64 = try locked {
-            try store.write(batch, durable: false)
-            return groupCommit.noteCommit()
-        }
-        try groupCommit.waitUntilDurable(ticket) {
-            // A synced commit also makes every earlier commit durable (one log, or one file sync).
-            let counter: UInt64 = locked {
-                syncCounter += 1
-                return syncCounter
-            }
-            var barrier = WriteBatch()
-            barrier.put(StorageKeys.syncBarrier, StorageKeys.bigEndian(counter))
-            try store.write(barrier, durable: true)
-        }
+        // Queue records are only put and deleted, never read and changed, so they need not hold
+        // the engine lock: concurrent writers' batches go to the store together.
+        try groupCommit.commit(batch) { group in try store.write(group, durable: true) }
     }
 
     // MARK: - Tracked queries

@@ -10,7 +10,7 @@ import CoreTree
 /// - `w` + 8-byte big-endian write id: one user write (byte order is queue order);
 /// - `q` + 8-byte big-endian query id: one tracked query;
 /// - `k` + query id + child key: a key a filtered query is known to hold;
-/// - `m/…`: metadata (format version, cache size, sync barrier).
+/// - `m/…`: metadata (format version, cache size).
 public enum StorageKeys {
     /// The longest cache key the engine writes: below LMDB's 511-byte limit with room to spare.
     ///
@@ -25,7 +25,6 @@ public enum StorageKeys {
     static let trackedKeyPrefix: [UInt8] = [UInt8(ascii: "k")]
     static let formatVersion: [UInt8] = Array("m/version".utf8)
     static let cacheSize: [UInt8] = Array("m/size".utf8)
-    static let syncBarrier: [UInt8] = Array("m/sync".utf8)
     static let overflowMarker: UInt8 = 0x01
     static let separator = UInt8(ascii: "/")
 
