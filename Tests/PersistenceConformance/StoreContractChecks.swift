@@ -2,6 +2,10 @@ import Foundation
 import Persistence
 import TestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The ``OrderedKeyValueStore`` contract, checked against a plain sorted-dictionary model.
 struct StoreContractChecks {
     let suite: Conformance
@@ -138,6 +142,7 @@ struct StoreContractChecks {
     }
 
     func inUse() throws {
+        if suite.outlivesProcess { try inUseByAnotherProcess() }
         try withStore { _, directory in
             do {
                 let second = try suite.openStore(directory)
@@ -150,6 +155,35 @@ struct StoreContractChecks {
                                 "the 'in use' message does not name the owning process: \(error.message)")
                 }
             }
+        }
+    }
+
+    /// A store held by a child process: opening it here names that process.
+    private func inUseByAnotherProcess() throws {
+        let directory = suite.freshDirectory()
+        defer { suite.remove(directory) }
+        let process = Process()
+        process.executableURL = try CrashChecks.writerBinary()
+        process.arguments = ["append", suite.backend.name, directory, "1"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // Wait until the child has the store open (its first append returned).
+        _ = output.fileHandleForReading.availableData
+        do {
+            let store = try suite.openStore(directory)
+            try? store.close()
+            throw ConformanceFailure("the store was opened while process \(process.processIdentifier) had it open")
+        } catch let error as StorageError {
+            guard case .inUse(pid: let pid) = error.code, pid == process.processIdentifier else {
+                throw ConformanceFailure("opening a store held by process \(process.processIdentifier) failed with \(error)")
+            }
+            try require(error.message.contains("in use by process \(process.processIdentifier)"), "the message does not name the process: \(error.message)")
         }
     }
 }
