@@ -25,7 +25,7 @@ struct CrashChecks {
     }
 
     /// Runs the writer and returns it with its output pipe.
-    private func launch(_ arguments: [String]) throws -> (Process, Pipe) {
+    static func launch(_ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = try CrashChecks.writerBinary()
         process.arguments = arguments
@@ -71,7 +71,7 @@ struct CrashChecks {
         var next: Int64 = 1
         var totalAcked = 0
         for round in 1...20 {
-            let (process, output) = try launch(["append", suite.backend.name, directory, String(next)])
+            let (process, output) = try CrashChecks.launch(["append", suite.backend.name, directory, String(next)])
             usleep(useconds_t(60_000 + random.next() % 200_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -89,7 +89,7 @@ struct CrashChecks {
         }
         let directory = suite.freshDirectory()
         defer { suite.remove(directory) }
-        let (process, output) = try launch(["fill", suite.backend.name, directory, "262144"])
+        let (process, output) = try CrashChecks.launch(["fill", suite.backend.name, directory, "262144"])
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)

@@ -162,13 +162,7 @@ struct StoreContractChecks {
     private func inUseByAnotherProcess() throws {
         let directory = suite.freshDirectory()
         defer { suite.remove(directory) }
-        let process = Process()
-        process.executableURL = try CrashChecks.writerBinary()
-        process.arguments = ["append", suite.backend.name, directory, "1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, output) = try CrashChecks.launch(["append", suite.backend.name, directory, "1"])
         defer {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
