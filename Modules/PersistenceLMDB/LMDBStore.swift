@@ -73,8 +73,11 @@ public final class LMDBStore: OrderedKeyValueStore {
     ///   longer than LMDB accepts, ``StorageError/Code-swift.enum/diskFull`` when the disk is full
     ///   or the map cannot grow; nothing of the batch is applied after any error.
     public func write(_ batch: WriteBatch, durable: Bool) throws {
-        guard !batch.isEmpty else { return }
-        try withEnvironment { try $0.write(batch, durable: durable) }
+        try withEnvironment { handle in
+            // Even an empty batch checks that the store is open.
+            guard !batch.isEmpty else { return }
+            try handle.write(batch, durable: durable)
+        }
     }
 
     /// Flushes the environment to disk and closes it. Closing twice is harmless.

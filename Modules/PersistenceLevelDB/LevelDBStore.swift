@@ -69,8 +69,11 @@ public final class LevelDBStore: OrderedKeyValueStore {
     /// - Throws: ``StorageError/Code-swift.enum/diskFull`` when the disk is full; nothing of the
     ///   batch is applied after any error.
     public func write(_ batch: WriteBatch, durable: Bool) throws {
-        guard !batch.isEmpty else { return }
-        try withDatabase { try $0.write(batch, durable: durable) }
+        try withDatabase { handle in
+            // Even an empty batch checks that the store is open.
+            guard !batch.isEmpty else { return }
+            try handle.write(batch, durable: durable)
+        }
     }
 
     /// Syncs the log to disk and closes the database. Closing twice is harmless.

@@ -73,8 +73,11 @@ public final class SQLiteStore: OrderedKeyValueStore {
     /// - Throws: ``StorageError/Code-swift.enum/diskFull`` when the disk is full; nothing of the
     ///   batch is applied after any error.
     public func write(_ batch: WriteBatch, durable: Bool) throws {
-        guard !batch.isEmpty else { return }
-        try withConnection { try $0.write(batch, durable: durable) }
+        try withConnection { handle in
+            // Even an empty batch checks that the store is open.
+            guard !batch.isEmpty else { return }
+            try handle.write(batch, durable: durable)
+        }
     }
 
     /// Checkpoints the WAL into the database file and closes it. Closing twice is harmless.

@@ -11,6 +11,9 @@ public struct Conformance: Sendable {
         case storeRanges = "store: bounded range scans and prefix ranges"
         case storeBatches = "store: a batch applies its puts, deletes and range deletes in order, all together"
         case storeReopen = "store: data survives close and reopen"
+        case storeMatchesModel = "store: random operations, reopened halfway, match the in-memory model"
+        case storeConcurrentAndReentrant = "store: concurrent callers, and scan bodies that read and write the store"
+        case storeClosed = "store: every call on a closed store throws 'closed'"
         case storeInUse = "store: a second open of the same directory fails with 'in use'"
         case cacheRoundTrip = "cache: random trees written, merged and read back match a reference"
         case cacheLongPaths = "cache: a 32-level, 768-byte path works"
@@ -52,6 +55,9 @@ public struct Conformance: Sendable {
         case .storeRanges: try StoreContractChecks(self).ranges()
         case .storeBatches: try StoreContractChecks(self).batches()
         case .storeReopen: try StoreContractChecks(self).reopen()
+        case .storeMatchesModel: try StoreModelChecks(self).matchesModel()
+        case .storeConcurrentAndReentrant: try StoreModelChecks(self).concurrentAndReentrant()
+        case .storeClosed: try StoreModelChecks(self).closed()
         case .storeInUse: try StoreContractChecks(self).inUse()
         case .cacheRoundTrip: try CacheChecks(self).roundTrip()
         case .cacheLongPaths: try CacheChecks(self).longPaths()

@@ -20,16 +20,6 @@ import TestSupport
         }
     }
 
-    @Test func secondOpenOfADirectoryIsInUse() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteStore(directory: directory)
-            let error = try #require(throws: StorageError.self) { try SQLiteStore(directory: directory) }
-            #expect(error.code == .inUse(pid: ProcessInfo.processInfo.processIdentifier))
-            try store.close()
-            try SQLiteStore(directory: directory).close()
-        }
-    }
-
     @Test func fileThatIsNotADatabaseIsCorrupt() throws {
         try withTemporaryDirectory { directory in
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -56,34 +46,9 @@ import TestSupport
             try store.close()
         }
     }
-
-    @Test func closedStoreThrowsClosed() throws {
-        try withTemporaryDirectory { directory in
-            let store = try SQLiteStore(directory: directory)
-            try store.close()
-            try store.close()
-            let error = try #require(throws: StorageError.self) { try store.get([1]) }
-            #expect(error.code == .closed)
-        }
-    }
-
-    @Test func concurrentCallsAndReentrantScans() async throws {
-        let directory = temporaryDirectoryPath()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try SQLiteStore(directory: directory)
-        try await exerciseConcurrentAndReentrantUse(store)
-        try store.close()
-    }
-
-    @Test(arguments: [1, 2, 3] as [UInt64])
-    func matchesMemoryStoreOnRandomOperations(seed: UInt64) throws {
-        try withTemporaryDirectory { directory in
-            try crossCheck(seed: seed, minimumKeyLength: 0) { try SQLiteStore(directory: directory) }
-        }
-    }
 }
 
-// MARK: - Helpers (each backend's test target has its own copy)
+// MARK: - Helpers
 
 /// The path of a fresh directory (not yet created) under the temporary directory.
 private func temporaryDirectoryPath() -> String {
@@ -97,42 +62,6 @@ private func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
     try body(directory)
 }
 
-/// Four tasks write, read and scan at once; then a scan body reads and writes the store it scans
-/// (the store's lock is not held while `body` runs, so this must not deadlock).
-private func exerciseConcurrentAndReentrantUse(_ store: any OrderedKeyValueStore) async throws {
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for worker in 0..<4 {
-            group.addTask {
-                for round in 0..<50 {
-                    let key: [UInt8] = [1, UInt8(worker), UInt8(round)]
-                    var batch = WriteBatch()
-                    batch.put(key, [UInt8(round)])
-                    try store.write(batch, durable: round % 10 == 0)
-                    #expect(try store.get(key) == [UInt8(round)])
-                    var count = 0
-                    try store.scan(KeyRange(prefix: [1, UInt8(worker)]), reverse: round % 2 == 0) { _, _ in
-                        count += 1
-                        return true
-                    }
-                    #expect(count == round + 1)
-                }
-            }
-        }
-        try await group.waitForAll()
-    }
-    var copied = 0
-    try store.scan(KeyRange(prefix: [1]), reverse: false) { key, value in
-        #expect(try store.get(key) == value)
-        var batch = WriteBatch()
-        batch.put([2] + key.dropFirst(), value)
-        try store.write(batch, durable: false)
-        copied += 1
-        return true
-    }
-    #expect(copied == 200)
-    #expect(try collect(store, KeyRange(prefix: [2])).count == 200)
-}
-
 /// The store's entries in `range` as `[key, value]` pairs, stopping after `limit`.
 private func collect(_ store: any OrderedKeyValueStore, _ range: KeyRange, reverse: Bool = false, limit: Int = .max) throws -> [[[UInt8]]] {
     var entries: [[[UInt8]]] = []
@@ -141,64 +70,4 @@ private func collect(_ store: any OrderedKeyValueStore, _ range: KeyRange, rever
         return entries.count < limit
     }
     return entries
-}
-
-/// Applies ~500 seeded random operations (puts, deletes, range deletes) to a store opened by `open`
-/// and to a ``MemoryStore``, reopening the store halfway, and checks scans and reads agree.
-private func crossCheck(seed: UInt64, minimumKeyLength: Int, open: () throws -> any OrderedKeyValueStore) throws {
-    var random = SplitMix64(seed: seed)
-    // Bytes that exercise unsigned order and prefixes; keys of up to 3 of them.
-    let alphabet: [UInt8] = [0x00, 0x01, 0x41, 0x7F, 0x80, 0xC3, 0xFE, 0xFF]
-    func key() -> [UInt8] {
-        (0..<Int.random(in: minimumKeyLength...3, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? 0 }
-    }
-    func value() -> [UInt8] {
-        (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-    }
-    func range() -> KeyRange {
-        let lower = key()
-        if Int.random(in: 0..<5, using: &random) == 0 { return KeyRange(from: lower, to: nil) }
-        if Int.random(in: 0..<5, using: &random) == 0 { return KeyRange(prefix: lower) }
-        return KeyRange(from: lower, to: key())
-    }
-    func expectSameContents(_ store: any OrderedKeyValueStore, _ reference: MemoryStore) throws {
-        #expect(try collect(store, .all) == collect(reference, .all))
-        #expect(try collect(store, .all, reverse: true) == collect(reference, .all, reverse: true))
-        for _ in 0..<10 {
-            let range = range()
-            let reverse = Bool.random(using: &random)
-            let limit = Int.random(in: 1...200, using: &random)
-            #expect(try collect(store, range, reverse: reverse) == collect(reference, range, reverse: reverse))
-            #expect(try collect(store, range, reverse: reverse, limit: limit) == collect(reference, range, reverse: reverse, limit: limit))
-            let probe = key()
-            #expect(try store.get(probe) == reference.get(probe))
-        }
-    }
-
-    var store = try open()
-    let reference = MemoryStore()
-    var initial = WriteBatch()
-    for _ in 0..<400 { initial.put(key(), value()) }
-    try store.write(initial, durable: false)
-    try reference.write(initial, durable: false)
-    for step in 0..<500 {
-        var batch = WriteBatch()
-        for _ in 0..<Int.random(in: 1...4, using: &random) {
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<6: batch.put(key(), value())
-            case 6..<8: batch.delete(key())
-            default: batch.deleteRange(range())
-            }
-        }
-        try store.write(batch, durable: Int.random(in: 0..<8, using: &random) == 0)
-        try reference.write(batch, durable: false)
-        if step == 250 {
-            try store.close()
-            store = try open()
-        }
-        try #require(try collect(store, .all) == collect(reference, .all), "the stores differ after batch \(step): \(batch.operations)")
-        if step % 100 == 0 { try expectSameContents(store, reference) }
-    }
-    try expectSameContents(store, reference)
-    try store.close()
 }

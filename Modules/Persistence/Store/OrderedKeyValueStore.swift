@@ -4,6 +4,8 @@
 /// prefix of). Everything above this protocol (the server cache, the write queue, tracked queries,
 /// size accounting, eviction) is written once in ``StorageEngine``, so every backend behaves the
 /// same. Calls may come from any thread; an implementation serialises them itself.
+///
+/// Keys are at least one byte (LMDB cannot store an empty key; the engine never writes one).
 public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// The value stored under `key`, or `nil`.
     func get(_ key: [UInt8]) throws -> [UInt8]?
@@ -17,7 +19,8 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// without, it survives the process being killed but may be lost by an OS crash.
     func write(_ batch: WriteBatch, durable: Bool) throws
 
-    /// Flushes and releases the store. Later calls throw ``StorageError/Code-swift.enum/closed``.
+    /// Flushes (syncs) and releases the store. Later calls, even an empty write, throw
+    /// ``StorageError/Code-swift.enum/closed``; closing twice is harmless.
     func close() throws
 }
 
