@@ -138,24 +138,21 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
-    /// Removes the cached data at `path` except the subtrees at `keeping` (paths below `path`).
+    /// Removes the cached data at `path` except the subtrees at `keeping` (paths below `path`),
+    /// in one commit, so a crash never leaves kept data removed.
     public func pruneServerCache(at path: TreePath, keeping: [TreePath]) throws {
         try locked {
             let current = try readCache(at: path)
             guard !current.isEmpty else { return }
-            var batch = WriteBatch()
-            var delta = 0
-            try addOverwrite(at: path, .empty, to: &batch, delta: &delta)
-            try commitCache(batch, delta: delta)
+            var remaining = Node.empty
             for kept in keeping {
                 guard let relative = kept.relative(to: path) else { continue }
-                let subtree = current.child(at: relative)
-                if subtree.isEmpty { continue }
-                var keepBatch = WriteBatch()
-                var keepDelta = 0
-                try addOverwrite(at: kept, subtree, to: &keepBatch, delta: &keepDelta)
-                try commitCache(keepBatch, delta: keepDelta)
+                remaining = remaining.updatingChild(at: relative, to: current.child(at: relative))
             }
+            var batch = WriteBatch()
+            var delta = 0
+            try addOverwrite(at: path, remaining, to: &batch, delta: &delta)
+            try commitCache(batch, delta: delta)
         }
     }
 
