@@ -108,8 +108,7 @@ public struct Conformance: Sendable {
 
     /// A fresh directory path (not created) under the temporary directory.
     func freshDirectory() -> String {
-        FileManager.default.temporaryDirectory
-            .appendingPathComponent("conformance-\(backend.name)-\(UUID().uuidString)").path
+        StoreTestHelpers.temporaryDirectoryPath(prefix: "conformance-\(backend.name)")
     }
 
     /// Removes a directory made by ``freshDirectory()`` and anything moved aside next to it.

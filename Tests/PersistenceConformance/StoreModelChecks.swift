@@ -8,16 +8,6 @@ struct StoreModelChecks {
     let suite: Conformance
     init(_ suite: Conformance) { self.suite = suite }
 
-    /// The entries in `range`, stopping after `limit`.
-    private static func collect(_ store: any OrderedKeyValueStore, _ range: KeyRange, reverse: Bool = false, limit: Int = .max) throws -> [[[UInt8]]] {
-        var entries: [[[UInt8]]] = []
-        try store.scan(range, reverse: reverse) { key, value in
-            entries.append([key, value])
-            return entries.count < limit
-        }
-        return entries
-    }
-
     /// For three seeds: ~900 random puts, deletes and range deletes applied to the store and to a
     /// `MemoryStore`, reopening the store halfway; full scans compared after every batch, bounded,
     /// reverse and early-stopped scans and reads every 100 batches.
@@ -42,14 +32,14 @@ struct StoreModelChecks {
             return KeyRange(from: lower, to: key())
         }
         func compare(_ store: any OrderedKeyValueStore, _ model: MemoryStore, _ step: Int) throws {
-            try require(try Self.collect(store, .all, reverse: true) == Self.collect(model, .all, reverse: true), "seed \(seed) step \(step): reverse scans differ")
+            try require(try StoreTestHelpers.collect(store, .all, reverse: true) == StoreTestHelpers.collect(model, .all, reverse: true), "seed \(seed) step \(step): reverse scans differ")
             for _ in 0..<10 {
                 let range = range()
                 let reverse = Bool.random(using: &random)
                 let limit = Int.random(in: 1...200, using: &random)
-                try require(try Self.collect(store, range, reverse: reverse) == Self.collect(model, range, reverse: reverse),
+                try require(try StoreTestHelpers.collect(store, range, reverse: reverse) == StoreTestHelpers.collect(model, range, reverse: reverse),
                             "seed \(seed) step \(step): scans of \(range) (reverse: \(reverse)) differ")
-                try require(try Self.collect(store, range, reverse: reverse, limit: limit) == Self.collect(model, range, reverse: reverse, limit: limit),
+                try require(try StoreTestHelpers.collect(store, range, reverse: reverse, limit: limit) == StoreTestHelpers.collect(model, range, reverse: reverse, limit: limit),
                             "seed \(seed) step \(step): scans stopped after \(limit) differ")
                 let probe = key()
                 try require(try store.get(probe) == model.get(probe), "seed \(seed) step \(step): get(\(probe)) differs")
@@ -78,7 +68,7 @@ struct StoreModelChecks {
                 try store.close()
                 store = try suite.openStore(directory)
             }
-            try require(try Self.collect(store, .all) == Self.collect(model, .all), "seed \(seed): the stores differ after batch \(step): \(batch.operations)")
+            try require(try StoreTestHelpers.collect(store, .all) == StoreTestHelpers.collect(model, .all), "seed \(seed): the stores differ after batch \(step): \(batch.operations)")
             if step % 100 == 0 { try compare(store, model, step) }
         }
         try compare(store, model, 500)
@@ -100,7 +90,7 @@ struct StoreModelChecks {
                     batch.put(key, [UInt8(round)])
                     try store.write(batch, durable: round % 10 == 0)
                     if try store.get(key) != [UInt8(round)] { problems.withLock { $0.append("worker \(worker) lost \(key)") } }
-                    let count = try Self.collect(store, KeyRange(prefix: [1, UInt8(worker)]), reverse: round % 2 == 0).count
+                    let count = try StoreTestHelpers.collect(store, KeyRange(prefix: [1, UInt8(worker)]), reverse: round % 2 == 0).count
                     if count != round + 1 { problems.withLock { $0.append("worker \(worker) scanned \(count) of \(round + 1)") } }
                 }
             } catch {
@@ -117,7 +107,7 @@ struct StoreModelChecks {
             copied += 1
             return true
         }
-        try require(copied == 200 && (try Self.collect(store, KeyRange(prefix: [2])).count) == 200, "a scan that writes copied \(copied) of 200")
+        try require(copied == 200 && (try StoreTestHelpers.collect(store, KeyRange(prefix: [2])).count) == 200, "a scan that writes copied \(copied) of 200")
     }
 
     /// After `close`, every call throws `closed`; closing twice is harmless.

@@ -1,8 +1,8 @@
 import Foundation
 import Persistence
+import PersistenceConformance
 import PersistenceLMDB
 import Testing
-import TestSupport
 
 /// LMDB-specific checks; the shared conformance suite covers the store contract.
 @Suite struct LMDBStoreTests {
@@ -55,13 +55,13 @@ import TestSupport
             var after = WriteBatch()
             after.put([8], [4])
             try store.write(after, durable: false)
-            #expect(try collect(store, KeyRange(from: long, to: nil)) == [[[8], [4]]])
-            #expect(try collect(store, KeyRange(from: [7], to: long), reverse: true) == [[[UInt8](repeating: 7, count: 511), [3]]])
+            #expect(try StoreTestHelpers.collect(store, KeyRange(from: long, to: nil)) == [[[8], [4]]])
+            #expect(try StoreTestHelpers.collect(store, KeyRange(from: [7], to: long), reverse: true) == [[[UInt8](repeating: 7, count: 511), [3]]])
             var delete = WriteBatch()
             delete.deleteRange(KeyRange(from: [7], to: long))
             delete.deleteRange(KeyRange(from: long, to: [9]))
             try store.write(delete, durable: false)
-            #expect(try collect(store, .all).isEmpty)
+            #expect(try StoreTestHelpers.collect(store, .all).isEmpty)
             try store.close()
         }
     }
@@ -94,26 +94,7 @@ import TestSupport
     }
 }
 
-// MARK: - Helpers
-
-/// The path of a fresh directory (not yet created) under the temporary directory.
-private func temporaryDirectoryPath() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("lmdb-store-\(UUID().uuidString)").path
-}
-
 /// Runs `body` with the path of a fresh directory that is removed afterwards.
 private func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
-    let directory = temporaryDirectoryPath()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try body(directory)
-}
-
-/// The store's entries in `range` as `[key, value]` pairs, stopping after `limit`.
-private func collect(_ store: any OrderedKeyValueStore, _ range: KeyRange, reverse: Bool = false, limit: Int = .max) throws -> [[[UInt8]]] {
-    var entries: [[[UInt8]]] = []
-    try store.scan(range, reverse: reverse) { key, value in
-        entries.append([key, value])
-        return entries.count < limit
-    }
-    return entries
+    try StoreTestHelpers.withTemporaryDirectory(prefix: "lmdb-store", body)
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Persistence
+import PersistenceConformance
 import PersistenceLevelDB
 import Testing
-import TestSupport
 
 /// LevelDB-specific checks; the shared conformance suite covers the store contract.
 @Suite struct LevelDBStoreTests {
@@ -27,10 +27,10 @@ import TestSupport
             batch.put([1, 4], [4])
             try store.write(batch, durable: true)
 
-            #expect(try collect(store, .all) == [[[1, 2], [22]], [[1, 4], [4]], [[2, 0], [9]]])
+            #expect(try StoreTestHelpers.collect(store, .all) == [[[1, 2], [22]], [[1, 4], [4]], [[2, 0], [9]]])
             try store.close()
             let reopened = try LevelDBStore(directory: directory)
-            #expect(try collect(reopened, .all) == [[[1, 2], [22]], [[1, 4], [4]], [[2, 0], [9]]])
+            #expect(try StoreTestHelpers.collect(reopened, .all) == [[[1, 2], [22]], [[1, 4], [4]], [[2, 0], [9]]])
             try reopened.close()
         }
     }
@@ -45,7 +45,7 @@ import TestSupport
             #expect(try store.get([]) == [])
             #expect(try store.get([0]) == [])
             #expect(try store.get([1]) == nil)
-            #expect(try collect(store, .all, reverse: true) == [[[0], []], [[], []]])
+            #expect(try StoreTestHelpers.collect(store, .all, reverse: true) == [[[0], []], [[], []]])
             try store.close()
         }
     }
@@ -61,26 +61,7 @@ import TestSupport
     }
 }
 
-// MARK: - Helpers
-
-/// The path of a fresh directory (not yet created) under the temporary directory.
-private func temporaryDirectoryPath() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("leveldb-store-\(UUID().uuidString)").path
-}
-
 /// Runs `body` with the path of a fresh directory that is removed afterwards.
 private func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
-    let directory = temporaryDirectoryPath()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    try body(directory)
-}
-
-/// The store's entries in `range` as `[key, value]` pairs, stopping after `limit`.
-private func collect(_ store: any OrderedKeyValueStore, _ range: KeyRange, reverse: Bool = false, limit: Int = .max) throws -> [[[UInt8]]] {
-    var entries: [[[UInt8]]] = []
-    try store.scan(range, reverse: reverse) { key, value in
-        entries.append([key, value])
-        return entries.count < limit
-    }
-    return entries
+    try StoreTestHelpers.withTemporaryDirectory(prefix: "leveldb-store", body)
 }
