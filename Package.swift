@@ -18,9 +18,18 @@ let package = Package(
         .library(name: "PersistenceSQLite", targets: ["PersistenceSQLite"]),
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistenceLevelDB", targets: ["PersistenceLevelDB"]),
+        .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
+        .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
+        .executable(name: "rtdb-server", targets: ["rtdb-server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .target(
@@ -99,6 +108,53 @@ let package = Package(
             name: "persistence-benchmark",
             dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree"],
             path: tool("persistence-benchmark")
+        ),
+        // The wire protocol (v5): frames and messages, shared by the client and the server.
+        .target(
+            name: "SyncProtocol",
+            dependencies: ["CoreTree"],
+            path: module("SyncProtocol")
+        ),
+        .testTarget(
+            name: "SyncProtocolTests",
+            dependencies: ["SyncProtocol", "CoreTree"],
+            path: tests("SyncProtocolTests")
+        ),
+        // The server: WebSocket protocol, REST API and streaming over Hummingbird, durable storage
+        // through Persistence. It links no storage backend; the caller hands in a registry.
+        .target(
+            name: "RealtimeServer",
+            dependencies: [
+                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: module("RealtimeServer")
+        ),
+        .testTarget(
+            name: "RealtimeServerTests",
+            dependencies: [
+                "RealtimeServer", "SyncProtocol", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
+                "PersistenceLevelDB", "PersistenceConformance",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: tests("RealtimeServerTests")
+        ),
+        .executableTarget(
+            name: "rtdb-server",
+            dependencies: [
+                "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: tool("rtdb-server")
         ),
         // Seeded randomness shared by the test targets and the benchmarks (no product).
         .target(name: "TestSupport", path: tests("TestSupport")),

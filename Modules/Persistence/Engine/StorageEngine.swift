@@ -201,26 +201,7 @@ public final class StorageEngine: @unchecked Sendable {
                 return true
             }
             batch.deleteRange(range)
-            var overflow: [TreePath: Node] = [:]
-            CacheRows.forEachLeaf(of: node) { relative, leaf in
-                let full = path.appending(relative)
-                if StorageKeys.fits(full) {
-                    let key = StorageKeys.cacheKey(full)
-                    let value = CacheRows.encodeLeaf(leaf)
-                    batch.put(key, value)
-                    delta += key.count + value.count
-                } else {
-                    let owner = StorageKeys.deepestFittingAncestor(full)
-                    overflow[owner, default: .empty] = overflow[owner, default: .empty]
-                        .updatingChild(at: full.relative(to: owner)!, to: leaf)
-                }
-            }
-            for (owner, subtree) in overflow {
-                let key = StorageKeys.overflowKey(owner)
-                let value = CacheRows.encodeSubtree(subtree)
-                batch.put(key, value)
-                delta += key.count + value.count
-            }
+            addRows(of: node, at: path, to: &batch, delta: &delta)
         } else {
             let key = StorageKeys.overflowKey(anchor)
             var subtree = Node.empty
@@ -236,6 +217,31 @@ public final class StorageEngine: @unchecked Sendable {
                 batch.put(key, value)
                 delta += key.count + value.count
             }
+        }
+    }
+
+    /// Adds the rows of `node` at `path` (a path whose rows fit) to `batch`: one per leaf, and an
+    /// overflow row for leaves whose keys would be too long.
+    func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
+        var overflow: [TreePath: Node] = [:]
+        CacheRows.forEachLeaf(of: node) { relative, leaf in
+            let full = path.appending(relative)
+            if StorageKeys.fits(full) {
+                let key = StorageKeys.cacheKey(full)
+                let value = CacheRows.encodeLeaf(leaf)
+                batch.put(key, value)
+                delta += key.count + value.count
+            } else {
+                let owner = StorageKeys.deepestFittingAncestor(full)
+                overflow[owner, default: .empty] = overflow[owner, default: .empty]
+                    .updatingChild(at: full.relative(to: owner)!, to: leaf)
+            }
+        }
+        for (owner, subtree) in overflow {
+            let key = StorageKeys.overflowKey(owner)
+            let value = CacheRows.encodeSubtree(subtree)
+            batch.put(key, value)
+            delta += key.count + value.count
         }
     }
 
@@ -301,6 +307,11 @@ public final class StorageEngine: @unchecked Sendable {
             return true
         }
         return records
+    }
+
+    /// Writes `batch` durably, sharing the sync with concurrent callers (group commit).
+    func commitShared(_ batch: WriteBatch) throws {
+        try groupCommit.commit(batch) { group in try store.write(group, durable: true) }
     }
 
     private func commitDurably(_ batch: WriteBatch) throws {

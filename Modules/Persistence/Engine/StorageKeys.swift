@@ -25,6 +25,7 @@ public enum StorageKeys {
     static let trackedKeyPrefix: [UInt8] = [UInt8(ascii: "k")]
     static let formatVersion: [UInt8] = Array("m/version".utf8)
     static let cacheSize: [UInt8] = Array("m/size".utf8)
+    static let settingPrefix: [UInt8] = Array("s/".utf8)
     static let overflowMarker: UInt8 = 0x01
     static let separator = UInt8(ascii: "/")
 
@@ -80,6 +81,7 @@ public enum StorageKeys {
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
+    static func settingKey(_ name: String) -> [UInt8] { settingPrefix + Array(name.utf8) }
     static func writeKey(_ writeId: Int64) -> [UInt8] { writePrefix + bigEndian(UInt64(bitPattern: writeId)) }
     static func queryKey(_ queryId: Int64) -> [UInt8] { queryPrefix + bigEndian(UInt64(bitPattern: queryId)) }
     static func trackedKeysPrefix(_ queryId: Int64) -> [UInt8] { trackedKeyPrefix + bigEndian(UInt64(bitPattern: queryId)) }

@@ -1,0 +1,51 @@
+public import CoreTree
+
+extension StorageEngine {
+    /// The path at which data written at `path` is replaced as a whole by
+    /// ``replaceData(_:durable:)``: `path` itself, or its deepest ancestor whose rows fit under the
+    /// key length limit when `path` is too long for rows of its own.
+    public static func replacementAnchor(for path: TreePath) -> TreePath {
+        StorageKeys.deepestFittingAncestor(path)
+    }
+
+    /// Replaces the stored data at each path with the given node, all in one atomic batch, in order.
+    ///
+    /// This is for a caller that holds the authoritative data in memory (a server): each node is
+    /// the complete new content at its path, so nothing is read back from the store. The caller
+    /// promises that each path is its own ``replacementAnchor(for:)`` and that no ancestor of a
+    /// path holds a leaf in the new data (for a removal, pass the highest ancestor that became
+    /// empty). The running cache size is not maintained here; it is recounted when the engine opens.
+    ///
+    /// - Parameter durable: whether the batch is synced to disk before this returns. Concurrent
+    ///   durable callers share syncs.
+    public func replaceData(_ replacements: [(path: TreePath, node: Node)], durable: Bool) throws {
+        var batch = WriteBatch()
+        var delta = 0
+        for (path, node) in replacements {
+            precondition(StorageKeys.fits(path), "replaceData needs paths that are their own replacement anchor")
+            for depth in 0..<path.depth {
+                batch.delete(StorageKeys.cacheKey(TreePath(keys: Array(path.keys.prefix(depth)))))
+            }
+            batch.deleteRange(KeyRange(prefix: StorageKeys.cacheKey(path)))
+            addRows(of: node, at: path, to: &batch, delta: &delta)
+        }
+        guard !batch.isEmpty else { return }
+        if durable {
+            try commitShared(batch)
+        } else {
+            try store.write(batch, durable: false)
+        }
+    }
+
+    /// A setting stored beside the data (for example a server's security rules), or `nil`.
+    public func setting(named name: String) throws -> [UInt8]? {
+        try store.get(StorageKeys.settingKey(name))
+    }
+
+    /// Stores a setting durably.
+    public func saveSetting(named name: String, _ value: [UInt8]) throws {
+        var batch = WriteBatch()
+        batch.put(StorageKeys.settingKey(name), value)
+        try commitShared(batch)
+    }
+}

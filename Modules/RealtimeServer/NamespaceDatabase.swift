@@ -1,0 +1,344 @@
+public import CoreTree
+import Dispatch
+import Foundation
+public import QueryEngine
+
+/// One namespace's database: the whole tree in memory, its listeners, and the pipeline that makes
+/// writes durable before they are acknowledged.
+///
+/// A write is validated, its server values are resolved against the current data and the server
+/// clock, and it is applied in memory at once, so later requests see it. Its acknowledgement and
+/// the updates it causes for listeners wait until its group of writes is durable: while one group
+/// is being synced, new writes gather into the next (group commit). If a sync fails, that group
+/// and every write after it fail, and the tree returns to its last durable state.
+///
+/// Reads and new listens see writes that are applied but not yet durable.
+public actor NamespaceDatabase {
+    /// The namespace's name.
+    public nonisolated let name: String
+    private let store: any ServerStore
+    private let clock: @Sendable () -> Int64
+    private let commitQueue: DispatchQueue
+    private var root: Node
+    private var durableRoot: Node
+    private var listeners = ListenerTree()
+    private let queries = QueryListeners()
+    private var pending: [PendingWrite] = []
+    private var committing = false
+    private var isClosed = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var pushIDs = PushIDGenerator()
+    private(set) var commitCount = 0
+
+    private struct PendingWrite: Sendable {
+        var replacements: [(path: TreePath, node: Node)]
+        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        var changedPaths: [TreePath]
+        var value: Node
+        var rootAfter: Node
+        var completion: @Sendable (WriteResult) -> Void
+    }
+
+    /// Opens the namespace over `store`, loading its tree.
+    ///
+    /// - Parameter clock: the server time in milliseconds since the Unix epoch.
+    public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock) throws {
+        self.name = name
+        self.store = store
+        self.clock = clock
+        self.commitQueue = DispatchQueue(label: "rtdb.commit.\(name)")
+        root = try store.load()
+        durableRoot = root
+    }
+
+    /// Milliseconds since the Unix epoch from the system clock.
+    public static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// The server's current time in milliseconds.
+    public nonisolated func now() -> Int64 { clock() }
+
+    // MARK: - Reads and listens
+
+    /// The data at `path`, filtered by `params`.
+    public func read(_ path: TreePath, params: QueryParams = .default) -> Node {
+        params.filtered(root.child(at: path))
+    }
+
+    /// Starts a listen and sends its first update (the current data, filtered) to `subscriber`,
+    /// unless `knownHash` shows the subscriber already has exactly that data.
+    ///
+    /// - Returns: the current data the listen selects.
+    @discardableResult
+    public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
+                       knownHash: String? = nil) -> Node {
+        let data: Node
+        if params.loadsAllData {
+            listeners.add(.init(subscriber: subscriber, tag: tag), at: path)
+            data = root.child(at: path)
+        } else {
+            data = queries.add(subscriber: subscriber, query: QuerySpec(path: path, params: params), tag: tag) { [root] in
+                root.child(at: $0)
+            }
+        }
+        if let knownHash, !knownHash.isEmpty, knownHash == data.hash { return data }
+        subscriber.send(ListenUpdate(listenPath: path, tag: tag, path: path,
+                                     payload: EncodedPayload(.overwrite(data)), isInitial: true))
+        return data
+    }
+
+    /// Stops a listen; returns whether it existed.
+    @discardableResult
+    public func unlisten(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?) -> Bool {
+        if params.loadsAllData {
+            return listeners.remove(subscriber: subscriber, tag: tag, at: path)
+        }
+        return queries.remove(subscriber: subscriber, query: QuerySpec(path: path, params: params), tag: tag)
+    }
+
+    /// The number of listens (for tests and statistics).
+    public var listenCount: Int { listeners.count }
+
+    // MARK: - Writes
+
+    /// Applies a write and calls `completion` once it is durable (or refused, or failed).
+    /// Completions of durable writes come in the order the writes were submitted.
+    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil,
+                       completion: @escaping @Sendable (WriteResult) -> Void) {
+        guard !isClosed else {
+            completion(.failed(ServerError(.unavailable, "The namespace \(name) is closing.")))
+            return
+        }
+        do {
+            try validate(operation)
+        } catch {
+            completion(.failed(error))
+            return
+        }
+        if case .hash(let expected)? = condition {
+            let current = root.child(at: operation.path)
+            if current.hash != expected {
+                completion(.stale(current: current))
+                return
+            }
+        }
+        let serverTime = clock()
+        let old = root
+        var changed: [TreePath] = []
+        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
+        switch operation {
+        case .set(let path, let node):
+            let resolved = ServerValue.resolve(node, existing: old.child(at: path), serverTime: serverTime)
+            root = root.updatingChild(at: path, to: resolved)
+            changed = [path]
+            deliveries = overwriteDeliveries(at: path, old: old)
+        case .update(let path, let children):
+            let resolved = children.map { child in
+                (path: child.path,
+                 node: ServerValue.resolve(child.node, existing: old.child(at: path.appending(child.path)), serverTime: serverTime))
+            }
+            for child in resolved { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
+            changed = resolved.map { path.appending($0.path) }
+            deliveries = mergeDeliveries(at: path, children: resolved, old: old)
+        }
+        let write = PendingWrite(
+            replacements: changed.compactMap(replacement(for:)), deliveries: deliveries, changedPaths: changed,
+            value: root.child(at: operation.path), rootAfter: root, completion: completion)
+        pending.append(write)
+        startCommitting()
+    }
+
+    /// Applies a write and waits until it is durable (or refused, or failed).
+    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil) async -> WriteResult {
+        await withCheckedContinuation { continuation in
+            submit(operation, condition: condition) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// A new push id made with the server clock.
+    public func nextPushID() -> String { pushIDs.next(milliseconds: clock()) }
+
+    private func validate(_ operation: WriteOperation) throws(ServerError) {
+        if operation.path.firstKey == .info {
+            throw ServerError(.notAllowed, "\(operation.path.wireForm) is read-only: .info is kept by each client.")
+        }
+        do {
+            switch operation {
+            case .set(let path, let node):
+                try Validation.validateWrite(node, at: path)
+            case .update(let path, let children):
+                try Validation.validateUpdate(children, at: path)
+            }
+        } catch {
+            throw ServerError(.invalidArgument, error.message)
+        }
+    }
+
+    /// What the store must write for a change at `path`: the complete new data at the path's
+    /// anchor, or, when the data there is gone, at the highest ancestor left empty. `nil` when a
+    /// removal under a leaf changed nothing.
+    private func replacement(for path: TreePath) -> (path: TreePath, node: Node)? {
+        var target = EngineServerStore.anchor(for: path)
+        var node = root.child(at: target)
+        if node.isEmpty {
+            while let parent = target.parent, root.child(at: parent).isEmpty { target = parent }
+            if let parent = target.parent, root.child(at: parent).isLeaf { return nil }
+            node = .empty
+        }
+        return (target, node)
+    }
+
+    // MARK: - Listener updates
+
+    private func overwriteDeliveries(at path: TreePath, old: Node) -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
+        var result: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
+        let newNode = root.child(at: path)
+        let payload = EncodedPayload(.overwrite(newNode))
+        listeners.forEachListen(atOrAbove: path) { location, listen in
+            result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: path, payload: payload, isInitial: false)))
+        }
+        var below: [TreePath: EncodedPayload?] = [:]
+        listeners.forEachListen(below: path) { location, listen in
+            let payload = below[location] ?? {
+                let new = root.child(at: location)
+                let made: EncodedPayload? = new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
+                below[location] = made
+                return made
+            }()
+            if let payload {
+                result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: location, payload: payload, isInitial: false)))
+            }
+        }
+        for (registration, change) in queries.applyOverwrite(path: path, node: newNode) {
+            result.append((registration.subscriber, ListenUpdate(
+                listenPath: registration.query.path, tag: registration.tag, path: registration.query.path,
+                payload: EncodedPayload(change), isInitial: false)))
+        }
+        return result
+    }
+
+    private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node)
+        -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
+        var result: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
+        let payload = EncodedPayload(.merge(children))
+        listeners.forEachListen(atOrAbove: path) { location, listen in
+            result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: path, payload: payload, isInitial: false)))
+        }
+        var below: [TreePath: EncodedPayload?] = [:]
+        listeners.forEachListen(below: path) { location, listen in
+            let payload = below[location] ?? {
+                let made = belowMergePayload(location: location, mergePath: path, children: children, old: old)
+                below[location] = made
+                return made
+            }()
+            if let payload {
+                result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: location, payload: payload, isInitial: false)))
+            }
+        }
+        for (registration, change) in queries.applyMerge(path: path, children: children) {
+            result.append((registration.subscriber, ListenUpdate(
+                listenPath: registration.query.path, tag: registration.tag, path: registration.query.path,
+                payload: EncodedPayload(change), isInitial: false)))
+        }
+        return result
+    }
+
+    /// The update for a listen at `location`, below an update at `mergePath`: an overwrite when the
+    /// location lies inside a written child, a merge of the written children below it when it lies
+    /// above some, nothing when none touches it.
+    private func belowMergePayload(location: TreePath, mergePath: TreePath, children: [(path: TreePath, node: Node)],
+                                   old: Node) -> EncodedPayload? {
+        let relative = location.relative(to: mergePath)!
+        if children.contains(where: { $0.path.contains(relative) }) {
+            let new = root.child(at: location)
+            return new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
+        }
+        let inside = children.compactMap { child in
+            child.path.relative(to: relative).map { (path: $0, node: child.node) }
+        }
+        return inside.isEmpty ? nil : EncodedPayload(.merge(inside))
+    }
+
+    // MARK: - Commit pipeline
+
+    private func startCommitting() {
+        guard !committing, !pending.isEmpty else { return }
+        committing = true
+        Task { await self.runCommits() }
+    }
+
+    private func runCommits() async {
+        while !pending.isEmpty {
+            let group = pending
+            pending = []
+            let replacements = group.flatMap(\.replacements)
+            var failure: (any Error)?
+            if !replacements.isEmpty {
+                failure = await commitOffActor(replacements)
+                commitCount += 1
+            }
+            finish(group, failure: failure)
+        }
+        committing = false
+        let waiters = idleWaiters
+        idleWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs the blocking store commit on this namespace's own queue, off the cooperative pool.
+    private func commitOffActor(_ replacements: [(path: TreePath, node: Node)]) async -> (any Error)? {
+        let store = self.store
+        return await withCheckedContinuation { continuation in
+            commitQueue.async {
+                do {
+                    try store.commit(replacements)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+    }
+
+    private func finish(_ group: [PendingWrite], failure: (any Error)?) {
+        guard let failure else {
+            if let last = group.last { durableRoot = last.rootAfter }
+            for write in group {
+                for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
+                write.completion(.committed(value: write.value))
+            }
+            return
+        }
+        // The failed group and every write applied after it are undone.
+        let failed = group + pending
+        pending = []
+        let current = root
+        root = durableRoot
+        var restored: [TreePath] = []
+        for path in failed.flatMap(\.changedPaths) where !restored.contains(where: { $0.contains(path) }) {
+            restored.removeAll { path.contains($0) }
+            restored.append(path)
+        }
+        for path in restored {
+            for delivery in overwriteDeliveries(at: path, old: current) { delivery.subscriber.send(delivery.update) }
+        }
+        let error = ServerError(.storageFailed, "The write could not be stored: \(failure). Nothing was written.")
+        for write in failed { write.completion(.failed(error)) }
+    }
+
+    // MARK: - Settings and lifecycle
+
+    /// A stored setting, or `nil`.
+    public func setting(named name: String) throws -> [UInt8]? { try store.setting(named: name) }
+
+    /// Stores a setting durably.
+    public func saveSetting(named name: String, _ value: [UInt8]) throws { try store.saveSetting(named: name, value) }
+
+    /// Waits for writes in flight to become durable, refuses new ones and closes the store.
+    public func close() async throws {
+        isClosed = true
+        if committing {
+            await withCheckedContinuation { idleWaiters.append($0) }
+        }
+        try store.close()
+    }
+}

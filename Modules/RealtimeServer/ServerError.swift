@@ -1,0 +1,57 @@
+/// Why the server refused or could not carry out a request.
+///
+/// Each code maps to a WebSocket status string and an HTTP status code, as the Firebase clients
+/// expect them.
+public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of error.
+    public enum Code: String, Sendable, Hashable {
+        /// Invalid data, path, key, query or parameters.
+        case invalidArgument
+        /// A write or value over a size limit.
+        case tooBig
+        /// The security rules deny the request.
+        case permissionDenied
+        /// The storage underneath failed (for example, the disk is full); nothing was written.
+        case storageFailed
+        /// The request is not allowed on this path or with these credentials (e.g. writing `.info`).
+        case notAllowed
+        /// The namespace or server is shutting down or cannot be opened.
+        case unavailable
+    }
+
+    /// What kind of error this is.
+    public var code: Code
+    /// What went wrong, for a person to act on.
+    public var message: String
+
+    /// Makes an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The status string sent on the WebSocket.
+    public var wireStatus: String {
+        switch code {
+        case .invalidArgument: "invalid_args"
+        case .tooBig: "too_big"
+        case .permissionDenied: "permission_denied"
+        case .storageFailed: "failed"
+        case .notAllowed: "permission_denied"
+        case .unavailable: "unavailable"
+        }
+    }
+
+    /// The HTTP status code for the REST API.
+    public var httpStatus: Int {
+        switch code {
+        case .invalidArgument: 400
+        case .tooBig: 413
+        case .permissionDenied, .notAllowed: 401
+        case .storageFailed: 500
+        case .unavailable: 503
+        }
+    }
+
+    public var description: String { "ServerError.\(code.rawValue): \(message)" }
+}
