@@ -158,6 +158,11 @@ public actor NamespaceDatabase {
     public func nextPushID() -> String { pushIDs.next(milliseconds: clock()) }
 
     private func validate(_ operation: WriteOperation) throws(ServerError) {
+        try NamespaceDatabase.check(operation)
+    }
+
+    /// Checks a write without applying it: the path may be written and the data is valid.
+    public static func check(_ operation: WriteOperation) throws(ServerError) {
         if operation.path.firstKey == .info {
             throw ServerError(.notAllowed, "\(operation.path.wireForm) is read-only: .info is kept by each client.")
         }
@@ -327,11 +332,11 @@ public actor NamespaceDatabase {
 
     // MARK: - Settings and lifecycle
 
-    /// A stored setting, or `nil`.
-    public func setting(named name: String) throws -> [UInt8]? { try store.setting(named: name) }
+    /// The security rules JSON stored for this namespace, or `nil`.
+    public nonisolated func storedRules() throws -> [UInt8]? { try store.setting(named: "rules") }
 
-    /// Stores a setting durably.
-    public func saveSetting(named name: String, _ value: [UInt8]) throws { try store.saveSetting(named: name, value) }
+    /// Stores the security rules JSON durably.
+    public nonisolated func saveRules(_ json: [UInt8]) throws { try store.saveSetting(named: "rules", json) }
 
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
     public func close() async throws {

@@ -36,6 +36,12 @@ public enum ServerMessage {
         return push("m", path: path, dataJSON: object, tag: tag)
     }
 
+    /// A data push merging children at `path` (`m`) whose object JSON (relative paths to values)
+    /// is already made.
+    public static func mergePush(path: TreePath, dataJSON: String, tag: Int? = nil) -> String {
+        push("m", path: path, dataJSON: dataJSON, tag: tag)
+    }
+
     /// A listen revoked (`c`), for example because rules no longer allow it.
     public static func listenRevoked(path: TreePath, queryJSON: String?) -> String {
         var body = "{\"p\":\(quoted(path.relativeForm))"

@@ -1,0 +1,264 @@
+import CoreTree
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import QueryEngine
+
+/// The REST API: `GET`/`PUT`/`PATCH`/`POST`/`DELETE` on `/<path>.json`, query parameters, ETags,
+/// event streams, and `/.settings/rules.json`, with errors as `{"error": "…"}` and the status
+/// codes the Firebase REST API uses.
+struct RESTResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let registry: NamespaceRegistry
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
+    static let maxBodyBytes = 256 * 1024 * 1024
+    static let defaultRules = "{\"rules\":{\".read\":true,\".write\":true}}"
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        do {
+            return try await handle(request)
+        } catch let error as ServerError {
+            return RESTResponder.error(error)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            return RESTResponder.error(ServerError(.unavailable, "Internal error: \(error)"))
+        }
+    }
+
+    private func handle(_ request: Request) async throws -> Response {
+        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
+        var method = request.method
+        if method == .post, let override = request.headers[HTTPField.Name("X-HTTP-Method-Override")!] ?? query["x-http-method-override"] {
+            switch override.uppercased() {
+            case "PUT": method = .put
+            case "PATCH": method = .patch
+            case "DELETE": method = .delete
+            default: throw ServerError(.invalidArgument, "X-HTTP-Method-Override must be PUT, PATCH or DELETE, not \(override)")
+            }
+        }
+        let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
+        guard rawPath.hasSuffix(".json") else {
+            throw ServerError(.invalidArgument, "REST paths end in .json, for example /users/ada.json; got \(rawPath)")
+        }
+        var pathText = String(rawPath.dropLast(5))
+        if pathText.hasSuffix("/") { pathText.removeLast() }
+        let credential = RESTResponder.credential(request, query)
+        let isAdmin = configuration.isLoopbackOnly && credential == "owner"
+        let database = try await registry.database(for: query["ns"])
+
+        if pathText == "/.settings/rules" {
+            return try await rules(method: method, request: request, database: database, isAdmin: isAdmin)
+        }
+        let path: TreePath
+        do {
+            path = try TreePath(validating: pathText)
+        } catch {
+            throw ServerError(.invalidArgument, error.message)
+        }
+        if let timeout = query["timeout"] { try RESTResponder.checkTimeout(timeout) }
+        if let limit = query["writeSizeLimit"], !["tiny", "small", "medium", "large", "unlimited"].contains(limit) {
+            throw ServerError(.invalidArgument, "writeSizeLimit must be tiny, small, medium, large or unlimited, not \(limit)")
+        }
+        let silent = query["print"] == "silent"
+        var format: JSONFormat = query["format"] == "export" ? .export : .plain
+        if query["print"] == "pretty" { format.insert(.prettyPrinted) }
+
+        switch method {
+        case .get:
+            let params = try RESTQuery.params(query)
+            if request.headers[.accept]?.contains("text/event-stream") == true {
+                return await stream(database: database, path: path, params: params)
+            }
+            var data = await database.read(path, params: params)
+            let etag = RESTResponder.etag(data)
+            if let expected = request.headers[.ifNoneMatch], expected == etag {
+                return Response(status: .notModified, headers: [.eTag: etag])
+            }
+            if query["shallow"] == "true" {
+                if !data.isLeaf && !data.isEmpty {
+                    data = Node(children: data.children.map { (key: $0.key, value: Node(.bool(true))) })
+                }
+            }
+            var headers = HTTPFields()
+            if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" { headers[.eTag] = etag }
+            return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
+        case .put, .delete:
+            let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
+            let condition = try RESTResponder.condition(request)
+            let result = await database.write(.set(path: path, node: node), condition: condition)
+            return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
+        case .patch:
+            let children = try await RESTResponder.body(request).parseUpdate()
+            if children.isEmpty {
+                return RESTResponder.json("{}", silent: silent)
+            }
+            let result = await database.write(.update(path: path, children: children))
+            switch result {
+            case .committed(let value):
+                let echo = Node(children: children.map { (key: ChildKey($0.path.relativeForm), value: value.child(at: $0.path)) })
+                return RESTResponder.json(echo.jsonString(format: format), silent: silent)
+            default:
+                return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
+            }
+        case .post:
+            let node = try await RESTResponder.body(request).parseNode()
+            let name = await database.nextPushID()
+            let result = await database.write(.set(path: path.child(ChildKey(name)), node: node))
+            if case .committed = result {
+                return RESTResponder.json("{\"name\":\(Node(.string(name)).jsonString())}", silent: silent)
+            }
+            return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
+        default:
+            return RESTResponder.error(ServerError(.invalidArgument, "Method \(method) is not supported; use GET, PUT, PATCH, POST or DELETE."), status: .methodNotAllowed)
+        }
+    }
+
+    // MARK: - Rules
+
+    private func rules(method: HTTPRequest.Method, request: Request, database: NamespaceDatabase, isAdmin: Bool) async throws -> Response {
+        guard isAdmin else { throw ServerError(.permissionDenied, "Permission denied") }
+        switch method {
+        case .get:
+            let stored = try database.storedRules().map { String(decoding: $0, as: UTF8.self) }
+            return RESTResponder.json(stored ?? RESTResponder.defaultRules)
+        case .put:
+            let body = try await RESTResponder.body(request)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(body.bytes)) as? [String: Any], object["rules"] is [String: Any] else {
+                throw ServerError(.invalidArgument, "Rules must be a JSON object of the form {\"rules\": {…}}.")
+            }
+            try database.saveRules(body.bytes)
+            return RESTResponder.json("{\"status\":\"ok\"}")
+        default:
+            throw ServerError(.invalidArgument, "/.settings/rules.json supports GET and PUT.")
+        }
+    }
+
+    // MARK: - Streaming
+
+    private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams) async -> Response {
+        let subscriber = EventStreamSubscriber(maxQueuedBytes: configuration.maxQueuedBytesPerConnection)
+        let interval = configuration.keepAliveInterval
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if Task.isCancelled { break }
+                subscriber.keepAlive()
+            }
+        }
+        subscriber.onTermination {
+            keepAlive.cancel()
+            Task { await database.unlisten(subscriber, path: path, params: params, tag: nil) }
+        }
+        await database.listen(subscriber, path: path, params: params, tag: nil)
+        let body = ResponseBody(asyncSequence: subscriber.events.map { buffer in
+            subscriber.didWrite(buffer.readableBytes)
+            return buffer
+        })
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: body)
+    }
+
+    // MARK: - Helpers
+
+    private static func credential(_ request: Request, _ query: [String: String]) -> String? {
+        if let auth = query["auth"] ?? query["access_token"] { return auth }
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") { return String(header.dropFirst(7)) }
+        return nil
+    }
+
+    /// The ETag of data: its hash, or `null_etag` when there is none.
+    static func etag(_ node: Node) -> String { node.isEmpty ? "null_etag" : node.hash }
+
+    private static func condition(_ request: Request) throws(ServerError) -> WriteCondition? {
+        guard let expected = request.headers[.ifMatch] else { return nil }
+        return .hash(expected == "null_etag" ? "" : expected)
+    }
+
+    private static func checkTimeout(_ text: String) throws(ServerError) {
+        let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1)]
+        for (unit, scale) in units where text.hasSuffix(unit) {
+            if let value = Double(text.dropLast(unit.count)), value > 0, value * scale <= 15 * 60 { return }
+        }
+        throw ServerError(.invalidArgument, "timeout must be a positive number of ms, s or min, at most 15min; got \(text)")
+    }
+
+    private static func body(_ request: Request) async throws -> RequestBodyBytes {
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: maxBodyBytes)
+            return RequestBodyBytes(bytes: Array(buffer.readableBytesView))
+        } catch {
+            throw ServerError(.tooBig, "The request body is larger than 256 MB, the largest REST write; nothing was written.")
+        }
+    }
+
+    private static func respond(_ result: WriteResult, format: JSONFormat, silent: Bool, withETag: Bool) throws -> Response {
+        switch result {
+        case .committed(let value):
+            var headers = HTTPFields()
+            if withETag { headers[.eTag] = etag(value) }
+            return json(value.jsonString(format: format), headers: headers, silent: silent)
+        case .stale(let current):
+            return Response(
+                status: .preconditionFailed, headers: [.eTag: etag(current), .contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: current.jsonString(format: format))))
+        case .failed(let error):
+            throw error
+        }
+    }
+
+    static func json(_ text: String, headers: HTTPFields = [:], silent: Bool = false) -> Response {
+        if silent { return Response(status: .noContent, headers: headers) }
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func error(_ error: ServerError, status: HTTPResponse.Status? = nil) -> Response {
+        Response(
+            status: status ?? HTTPResponse.Status(code: error.httpStatus),
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(Node(.string(error.message)).jsonString())}")))
+    }
+}
+
+/// A request body, parsed as the REST API needs it.
+struct RequestBodyBytes {
+    let bytes: [UInt8]
+
+    /// The body as data to write.
+    func parseNode() throws(ServerError) -> Node {
+        do {
+            return try Node(json: bytes)
+        } catch {
+            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object, array, or value. \(error.message)")
+        }
+    }
+
+    /// The body as an update: an object of paths to values, where `null` removes.
+    func parseUpdate() throws(ServerError) -> [(path: TreePath, node: Node)] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object.")
+        }
+        guard let members = object as? [String: Any] else {
+            throw ServerError(.invalidArgument, "Invalid data; an update must be a JSON object of paths to values.")
+        }
+        var children: [(path: TreePath, node: Node)] = []
+        for (key, value) in members {
+            do {
+                children.append((try TreePath(validating: key), try Node(foundationValue: value)))
+            } catch {
+                throw ServerError(.invalidArgument, error.message)
+            }
+        }
+        return children
+    }
+}

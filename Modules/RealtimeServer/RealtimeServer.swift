@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+public import Logging
+import NIOCore
+public import Persistence
+public import ServiceLifecycle
+import Synchronization
+import SyncProtocol
+
+/// The Realtime Database server: the WebSocket protocol (v5) at `/.ws` and the REST API with
+/// streaming at `/<path>.json`, for every namespace, over durable storage.
+///
+/// Run it as a service (in a `ServiceGroup`, which gives graceful shutdown on signals) or call
+/// ``run()`` in a task and cancel it. Stores are closed cleanly when it stops.
+public final class RealtimeServer: Service, Sendable {
+    /// The configuration it runs with.
+    public let configuration: ServerConfiguration
+    private let backends: StorageBackends
+    private let logger: Logger
+    private let readiness = Mutex<Readiness>(.waiting([]))
+
+    private enum Readiness {
+        case waiting([CheckedContinuation<Int, any Error>])
+        case ready(Int)
+        case failed(any Error)
+    }
+
+    /// A server for `configuration`, opening stores with the backends in `backends`.
+    public init(configuration: ServerConfiguration, backends: StorageBackends, logger: Logger? = nil) {
+        self.configuration = configuration
+        self.backends = backends
+        var logger = logger ?? Logger(label: "rtdb-server")
+        logger.logLevel = configuration.logLevel
+        self.logger = logger
+    }
+
+    /// The port the server listens on, once it listens (waits until then).
+    ///
+    /// - Throws: the error that kept the server from starting.
+    public func port() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let immediate: Result<Int, any Error>? = readiness.withLock { state in
+                switch state {
+                case .waiting(var waiters):
+                    waiters.append(continuation)
+                    state = .waiting(waiters)
+                    return nil
+                case .ready(let port): return .success(port)
+                case .failed(let error): return .failure(error)
+                }
+            }
+            if let immediate { continuation.resume(with: immediate) }
+        }
+    }
+
+    private func settle(_ result: Result<Int, any Error>) {
+        let waiters: [CheckedContinuation<Int, any Error>] = readiness.withLock { state in
+            guard case .waiting(let waiters) = state else { return [] }
+            switch result {
+            case .success(let port): state = .ready(port)
+            case .failure(let error): state = .failed(error)
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// Runs until cancelled or shut down gracefully, then closes every store.
+    public func run() async throws {
+        let backend: StorageBackend
+        do {
+            backend = try backends.backend(named: configuration.backend)
+        } catch {
+            settle(.failure(error))
+            throw error
+        }
+        let registry = NamespaceRegistry(configuration: configuration, backend: backend, logger: logger)
+        if configuration.isLoopbackOnly {
+            logger.notice("admin token 'owner' is accepted: the server is bound to loopback only")
+        } else {
+            logger.notice("admin token 'owner' is refused: the server is bound to \(configuration.host), not loopback")
+        }
+        let hosts = configuration.bindHosts
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let first = makeApplication(host: hosts[0], port: configuration.port, registry: registry) { [self] port in
+                    settle(.success(port))
+                }
+                group.addTask { [self] in
+                    do {
+                        try await first.run()
+                    } catch {
+                        settle(.failure(error))
+                        throw error
+                    }
+                }
+                let port = try await self.port()
+                for host in hosts.dropFirst() {
+                    let other = makeApplication(host: host, port: port, registry: registry) { _ in }
+                    group.addTask { [logger] in
+                        do {
+                            try await other.run()
+                        } catch {
+                            logger.warning("could not listen on \(host) port \(port): \(error)")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        } catch {
+            await registry.closeAll()
+            throw error
+        }
+        await registry.closeAll()
+        logger.info("stores closed; server stopped")
+    }
+
+    private func makeApplication(
+        host: String, port: Int, registry: NamespaceRegistry, onPort: @escaping @Sendable (Int) -> Void
+    ) -> some ApplicationProtocol {
+        let configuration = self.configuration
+        let logger = self.logger
+        let responder = RESTResponder(registry: registry, configuration: configuration, logger: logger)
+        let webSocket = WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes)
+        return Application(
+            responder: responder,
+            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, _, logger in
+                let target = request.path ?? "/"
+                let components = URLComponents(string: target)
+                guard components?.path == "/.ws" else { return .dontUpgrade }
+                let namespace = components?.queryItems?.first(where: { $0.name == "ns" })?.value
+                let database: NamespaceDatabase
+                do {
+                    database = try await registry.database(for: namespace)
+                } catch {
+                    logger.info("refused WebSocket", metadata: ["error": "\(error)"])
+                    return .dontUpgrade
+                }
+                let handshakeHost = request.authority ?? "\(host):\(port)"
+                return .upgrade([:]) { inbound, outbound, context in
+                    await WebSocketConnection.serve(
+                        inbound: inbound, outbound: outbound, database: database, host: handshakeHost,
+                        configuration: configuration, logger: context.logger)
+                }
+            },
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "rtdb-server"),
+            onServerRunning: { channel in
+                onPort(channel.localAddress?.port ?? port)
+            },
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import SyncProtocol
+
+/// Runs one upgraded WebSocket connection: a writer task drains the connection's outbox (splitting
+/// long messages into frames), while this task reads frames into the session. When the client
+/// closes, drops or times out (missed pings), the session ends exactly once.
+enum WebSocketConnection {
+    static func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, database: NamespaceDatabase,
+        host: String, configuration: ServerConfiguration, logger: Logger
+    ) async {
+        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection)
+        let subscriber = ConnectionSubscriber(outbox: outbox)
+        var session = WebSocketSession(
+            database: database, subscriber: subscriber, ownerTokenAllowed: configuration.isLoopbackOnly, logger: logger)
+        outbox.enqueue(ServerMessage.handshake(
+            timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased()))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in outbox.messages {
+                    do {
+                        for frame in FrameSplitter.frames(for: message) { try await outbound.write(.text(frame)) }
+                    } catch {
+                        outbox.finish()
+                        break
+                    }
+                    outbox.didWrite(message)
+                }
+                if outbox.overflowed {
+                    logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
+                    try? await outbound.close(.policyViolation, reason: "too slow: more than \(configuration.maxQueuedBytesPerConnection) bytes waiting")
+                }
+            }
+            do {
+                for try await message in inbound.messages(maxSize: WireLimits.maxMessageBytes) {
+                    if outbox.overflowed { break }
+                    switch message {
+                    case .text(let text):
+                        await session.receive(text)
+                    case .binary:
+                        outbox.enqueue(ServerMessage.error("Binary messages are not part of the protocol; send JSON text."))
+                    }
+                }
+            } catch {
+                logger.debug("connection ended with an error", metadata: ["error": "\(error)"])
+            }
+            await session.end()
+            outbox.finish()
+        }
+    }
+}

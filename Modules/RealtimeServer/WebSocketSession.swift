@@ -1,0 +1,217 @@
+import CoreTree
+import Foundation
+import Logging
+import QueryEngine
+import SyncProtocol
+
+/// Delivers listen updates to one WebSocket connection as protocol pushes.
+final class ConnectionSubscriber: DataSubscriber {
+    let outbox: Outbox
+
+    init(outbox: Outbox) { self.outbox = outbox }
+
+    func send(_ update: ListenUpdate) {
+        switch update.change {
+        case .overwrite:
+            outbox.enqueue(ServerMessage.dataPush(path: update.path, dataJSON: update.payload.exportForm, tag: update.tag))
+        case .merge:
+            outbox.enqueue(ServerMessage.mergePush(path: update.path, dataJSON: update.payload.exportForm, tag: update.tag))
+        }
+    }
+}
+
+/// One client's WebSocket session: reassembles frames, carries out each request against the
+/// namespace, and when the connection ends runs its onDisconnect writes exactly once and drops
+/// its listens.
+///
+/// Requests are handled one at a time in arrival order; a write's acknowledgement is queued when
+/// the write is durable, so a client may have many writes in flight.
+struct WebSocketSession {
+    let database: NamespaceDatabase
+    let subscriber: ConnectionSubscriber
+    let ownerTokenAllowed: Bool
+    let logger: Logger
+    private var assembler = FrameAssembler()
+    private var listens: [ListenKey: (path: TreePath, params: QueryParams, tag: Int?)] = [:]
+    private var onDisconnect = OnDisconnectQueue()
+    private var ended = false
+    /// The credential the client authenticated with, if any (enforcement comes with rules).
+    private(set) var credential: String?
+    /// Whether the client authenticated as the administrator (`owner` on a loopback server).
+    private(set) var isAdmin = false
+
+    private struct ListenKey: Hashable {
+        let path: TreePath
+        let query: String
+        let tag: Int?
+    }
+
+    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, ownerTokenAllowed: Bool, logger: Logger) {
+        self.database = database
+        self.subscriber = subscriber
+        self.ownerTokenAllowed = ownerTokenAllowed
+        self.logger = logger
+    }
+
+    private var outbox: Outbox { subscriber.outbox }
+
+    /// Takes one WebSocket text message (a frame of the protocol).
+    mutating func receive(_ frame: String) async {
+        let output: FrameAssembler.Output
+        do {
+            output = try assembler.receive(frame)
+        } catch {
+            outbox.enqueue(ServerMessage.error(error.message))
+            return
+        }
+        switch output {
+        case .incomplete, .keepAlive:
+            return
+        case .tooBig(let prefix):
+            let message = "The message is larger than \(WireLimits.maxWriteBytes) bytes (16 MB), the largest write allowed; nothing was written."
+            if let number = ClientMessage.requestNumber(inPrefix: prefix) {
+                outbox.enqueue(ServerMessage.reply(number, status: "too_big", message: message))
+            } else {
+                outbox.enqueue(ServerMessage.error(message))
+            }
+        case .message(let text):
+            await handle(text)
+        }
+    }
+
+    private mutating func handle(_ text: String) async {
+        let message: ClientMessage
+        do {
+            message = try ClientMessage.parse(text)
+        } catch {
+            logger.debug("malformed message", metadata: ["error": "\(error.message)"])
+            outbox.enqueue(ServerMessage.error(error.message))
+            return
+        }
+        switch message {
+        case .control(let type):
+            if type == "p" { outbox.enqueue(ServerMessage.pong) }
+        case .request(let number, .failure(let error)):
+            let status = error.code == .tooBig ? "too_big" : "invalid_args"
+            outbox.enqueue(ServerMessage.reply(number, status: status, message: error.message))
+        case .request(let number, .success(let action)):
+            if action.isWrite && text.utf8.count > WireLimits.maxWriteBytes {
+                outbox.enqueue(ServerMessage.reply(
+                    number, status: "too_big",
+                    message: "The write is larger than \(WireLimits.maxWriteBytes) bytes (16 MB), the most a WebSocket write may carry; nothing was written."))
+                return
+            }
+            await perform(action, number: number)
+        }
+    }
+
+    private mutating func perform(_ action: ClientAction, number: Int) async {
+        switch action {
+        case .listen(let path, let query, let tag, let hash):
+            guard let params = parseQuery(query, number: number) else { return }
+            let key = ListenKey(path: path, query: params.identifier, tag: tag)
+            if let old = listens[key] {
+                await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
+            }
+            listens[key] = (path, params, tag)
+            await database.listen(subscriber, path: path, params: params, tag: tag, knownHash: hash)
+            outbox.enqueue(ServerMessage.reply(number, status: "ok", dataJSON: "{}"))
+        case .unlisten(let path, let query, let tag):
+            guard let params = parseQuery(query, number: number) else { return }
+            if let old = listens.removeValue(forKey: ListenKey(path: path, query: params.identifier, tag: tag)) {
+                await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
+            }
+            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+        case .put(let path, let data, let hash):
+            await submit(.set(path: path, node: data), condition: hash.map { .hash($0) }, number: number)
+        case .merge(let path, let children):
+            await submit(.update(path: path, children: children), condition: nil, number: number)
+        case .onDisconnectPut(let path, let data):
+            await register(.set(path: path, node: data), number: number)
+        case .onDisconnectMerge(let path, let children):
+            await register(.update(path: path, children: children), number: number)
+        case .onDisconnectCancel(let path):
+            onDisconnect.cancel(at: path)
+            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+        case .get(let path, let query):
+            guard let params = parseQuery(query, number: number) else { return }
+            let data = await database.read(path, params: params)
+            outbox.enqueue(ServerMessage.reply(number, status: "ok", dataJSON: data.jsonString(format: .export)))
+        case .auth(let credential, _, _):
+            self.credential = credential
+            isAdmin = ownerTokenAllowed && credential == "owner"
+            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+        case .unauth:
+            credential = nil
+            isAdmin = false
+            outbox.enqueue(ServerMessage.reply(number, status: "ok", message: "unauthenticated"))
+        case .stats, .appCheck, .unAppCheck:
+            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+        }
+    }
+
+    private func parseQuery(_ query: Node, number: Int) -> QueryParams? {
+        do {
+            return try QueryParams(wireObject: query)
+        } catch {
+            outbox.enqueue(ServerMessage.reply(number, status: "invalid_args", message: "Invalid query: \(error.message)"))
+            return nil
+        }
+    }
+
+    private func submit(_ operation: WriteOperation, condition: WriteCondition?, number: Int) async {
+        let outbox = self.outbox
+        await database.submit(operation, condition: condition) { result in
+            switch result {
+            case .committed:
+                outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+            case .stale:
+                outbox.enqueue(ServerMessage.reply(number, status: "datastale", message: "The data has changed since the hash was taken."))
+            case .failed(let error):
+                outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
+            }
+        }
+    }
+
+    /// Checks an onDisconnect write as the write itself would be checked, then holds it.
+    private mutating func register(_ operation: WriteOperation, number: Int) async {
+        do {
+            try NamespaceDatabase.check(operation)
+        } catch {
+            outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
+            return
+        }
+        onDisconnect.add(operation)
+        outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+    }
+
+    /// The connection ended (closed, dropped or timed out): runs the onDisconnect writes, once,
+    /// and drops the listens.
+    mutating func end() async {
+        guard !ended else { return }
+        ended = true
+        for (_, listen) in listens {
+            await database.unlisten(subscriber, path: listen.path, params: listen.params, tag: listen.tag)
+        }
+        listens = [:]
+        let operations = onDisconnect.takeAll()
+        let logger = self.logger
+        for operation in operations {
+            await database.submit(operation) { result in
+                if case .failed(let error) = result {
+                    logger.warning("onDisconnect write failed", metadata: ["path": "\(operation.path)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+}
+
+extension ClientAction {
+    /// Whether the action carries data to write.
+    var isWrite: Bool {
+        switch self {
+        case .put, .merge, .onDisconnectPut, .onDisconnectMerge: true
+        default: false
+        }
+    }
+}
