@@ -158,6 +158,19 @@ let package = Package(
             ],
             path: tool("rtdb-server")
         ),
+        // Load generator for the server benchmarks (acknowledged writes/s, fan-out latency, idle connections).
+        .executableTarget(
+            name: "rtdb-loadgen",
+            dependencies: [
+                "SyncProtocol", "CoreTree",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: tool("rtdb-loadgen")
+        ),
         // Seeded randomness shared by the test targets and the benchmarks (no product).
         .target(name: "TestSupport", path: tests("TestSupport")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
