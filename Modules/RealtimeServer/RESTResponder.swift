@@ -82,11 +82,14 @@ struct RESTResponder: HTTPResponder {
             }
             if query["shallow"] == "true" {
                 if !data.isLeaf && !data.isEmpty {
-                    data = Node(children: data.children.map { (key: $0.key, value: Node(.bool(true))) })
+                    // Object children become true; primitives keep their value.
+                    data = Node(children: data.children.map { (key: $0.key, value: $0.value.isLeaf ? $0.value.withPriority(nil) : Node(.bool(true))) })
                 }
             }
             var headers = HTTPFields()
-            if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" { headers[.eTag] = etag }
+            if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" || request.headers[.ifNoneMatch] != nil {
+                headers[.eTag] = etag
+            }
             return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
         case .put, .delete:
             let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
