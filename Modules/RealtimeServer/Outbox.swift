@@ -17,9 +17,13 @@ final class Outbox: Sendable {
     /// The messages, in order, for the one writer.
     let messages: AsyncStream<String>
     private let maxQueuedBytes: Int
+    private let onOverflow: @Sendable () -> Void
 
-    init(maxQueuedBytes: Int) {
+    /// An outbox holding at most `maxQueuedBytes`; `onOverflow` runs once when a message would
+    /// pass that (it should drop the connection: the writer may be stuck behind the slow reader).
+    init(maxQueuedBytes: Int, onOverflow: @escaping @Sendable () -> Void = {}) {
         self.maxQueuedBytes = maxQueuedBytes
+        self.onOverflow = onOverflow
         (messages, continuation) = AsyncStream.makeStream(of: String.self)
     }
 
@@ -27,20 +31,21 @@ final class Outbox: Sendable {
     @discardableResult
     func enqueue(_ message: String) -> Bool {
         let size = message.utf8.count
-        let accepted = state.withLock { state -> Bool in
-            if state.finished { return false }
+        let (accepted, overflowedNow) = state.withLock { state -> (Bool, Bool) in
+            if state.finished { return (false, false) }
             if state.queuedBytes + size > maxQueuedBytes && state.queuedBytes > 0 {
                 state.overflowed = true
                 state.finished = true
-                return false
+                return (false, true)
             }
             state.queuedBytes += size
-            return true
+            return (true, false)
         }
         if accepted {
             continuation.yield(message)
         } else {
             continuation.finish()
+            if overflowedNow { onOverflow() }
         }
         return accepted
     }

@@ -125,7 +125,7 @@ public final class RealtimeServer: Service, Sendable {
         let webSocket = WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes)
         return Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, _, logger in
+            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, channel, logger in
                 let target = request.path ?? "/"
                 let components = URLComponents(string: target)
                 guard components?.path == "/.ws" else { return .dontUpgrade }
@@ -140,7 +140,7 @@ public final class RealtimeServer: Service, Sendable {
                 let handshakeHost = request.authority ?? "\(host):\(port)"
                 return .upgrade([:]) { inbound, outbound, context in
                     await WebSocketConnection.serve(
-                        inbound: inbound, outbound: outbound, database: database, host: handshakeHost,
+                        inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
                         configuration: configuration, logger: context.logger)
                 }
             },

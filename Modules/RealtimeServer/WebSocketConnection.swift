@@ -1,7 +1,7 @@
 import Foundation
 import HummingbirdWebSocket
 import Logging
-import NIOWebSocket
+import NIOCore
 import SyncProtocol
 
 /// Runs one upgraded WebSocket connection: a writer task drains the connection's outbox (splitting
@@ -9,10 +9,14 @@ import SyncProtocol
 /// closes, drops or times out (missed pings), the session ends exactly once.
 enum WebSocketConnection {
     static func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, database: NamespaceDatabase,
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, database: NamespaceDatabase,
         host: String, configuration: ServerConfiguration, logger: Logger
     ) async {
-        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection)
+        // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
+        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection) {
+            logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
+            channel.close(promise: nil)
+        }
         let subscriber = ConnectionSubscriber(outbox: outbox)
         var session = WebSocketSession(
             database: database, subscriber: subscriber, ownerTokenAllowed: configuration.isLoopbackOnly, logger: logger)
@@ -28,10 +32,6 @@ enum WebSocketConnection {
                         break
                     }
                     outbox.didWrite(message)
-                }
-                if outbox.overflowed {
-                    logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
-                    try? await outbound.close(.policyViolation, reason: "too slow: more than \(configuration.maxQueuedBytesPerConnection) bytes waiting")
                 }
             }
             do {
