@@ -1,4 +1,4 @@
-public import CoreTree
+import CoreTree
 import Foundation
 
 /// A whole message from a client, parsed from its JSON envelope.

@@ -151,3 +151,25 @@ struct WebSocketProtocolTests {
         await server.stop()
     }
 }
+
+/// onDisconnect when the TCP connection drops without a WebSocket close.
+@Suite("WebSocket drops")
+struct WebSocketDropTests {
+    @Test("A dropped connection runs its onDisconnect writes")
+    func droppedConnection() async throws {
+        let server = try await TestServer.start()
+        let watcher = WireClient(port: server.port)
+        var dropping: StalledSocket? = try await StalledSocket(port: server.port)
+        try dropping?.send(#"{"t":"d","d":{"r":1,"a":"o","b":{"p":"/status/dropped","d":"gone"}}}"#)
+        // The registration must have arrived before the drop: wait until the server answered it.
+        try await Task.sleep(for: .milliseconds(200))
+        dropping = nil
+        _ = dropping
+        let ran = try await eventually {
+            try await watcher.request("g", #"{"p":"/status/dropped","q":{}}"#)["d"] as? String == "gone"
+        }
+        #expect(ran)
+        await watcher.close()
+        await server.stop()
+    }
+}
