@@ -1,0 +1,176 @@
+import ArgumentParser
+
+/// `rtdb-loadgen`: drives an rtdb-server over the v5 WebSocket protocol and prints benchmark figures.
+///
+/// Each subcommand starts its own server (a fresh data directory, a free port) unless `--port`
+/// names one that is already running.
+@main
+struct LoadgenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rtdb-loadgen",
+        abstract: "Load generator for rtdb-server: acknowledged writes/s, fan-out latency, idle connection memory.",
+        subcommands: [WritesCommand.self, FanoutCommand.self, IdleCommand.self])
+}
+
+/// Options every benchmark shares: which server to use and how to reach it.
+struct CommonOptions: ParsableArguments {
+    @Option(help: "The rtdb-server executable to start (default: rtdb-server next to this binary).")
+    var server: String?
+
+    @Option(help: "Use an already running server on this port instead of starting one.")
+    var port: Int?
+
+    @Option(help: "The host to connect to.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The pid of an already running server (for its RSS); only with --port.")
+    var serverPid: Int32?
+
+    @Option(help: "The storage backend of a started server: sqlite, lmdb, leveldb or memory.")
+    var backend = "sqlite"
+
+    @Option(help: "The namespace (?ns=) to use.")
+    var namespace = "bench"
+
+    @Option(help: "How many connections may be opening at once.")
+    var connectConcurrency = 128
+
+    @Flag(help: "Keep the started server's data directory instead of deleting it.")
+    var keepData = false
+
+    /// Runs `body` against the configured server (started here, or already running), then stops a
+    /// started server whatever happened.
+    func withServer(_ body: (ServerTarget) async throws -> Void) async throws {
+        _ = Monotonic.nanoseconds()
+        let limit = SystemLimits.raiseOpenFileLimit()
+        Report.line("open files limit: soft \(limit.soft), hard \(limit.hard)")
+        if let port {
+            let target = ServerTarget(host: host, port: port, pid: serverPid, namespace: namespace)
+            Report.line("server: already running at \(host):\(port)\(serverPid.map { " (pid \($0))" } ?? "")")
+            try await body(target)
+            return
+        }
+        let executable = server ?? ServerProcess.defaultExecutable()
+        let process = try await ServerProcess.start(executable: executable, backend: backend)
+        let target = ServerTarget(host: host, port: process.port, pid: process.pid, namespace: namespace)
+        do {
+            try await body(target)
+        } catch {
+            await process.stop(keepData: keepData)
+            throw error
+        }
+        await process.stop(keepData: keepData)
+    }
+}
+
+/// Where the benchmark connects.
+struct ServerTarget: Sendable {
+    var host: String
+    var port: Int
+    /// The server's process id, when known (needed for its RSS).
+    var pid: Int32?
+    var namespace: String
+
+    /// The WebSocket URL of the v5 protocol.
+    var webSocketURL: String { "ws://\(host):\(port)/.ws?v=5&ns=\(namespace)" }
+}
+
+/// `rtdb-loadgen writes`: acknowledged durable writes per second.
+struct WritesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "writes",
+        abstract: "N clients each keep W puts in flight to distinct paths; reports acknowledged writes/s and ack latency.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: [.short, .long], help: "Concurrent WebSocket clients.")
+    var clients = 100
+
+    @Option(name: [.short, .customLong("in-flight")], help: "Puts each client keeps in flight.")
+    var inFlight = 16
+
+    @Option(name: [.short, .long], help: "Measured seconds.")
+    var duration = 10.0
+
+    @Option(help: "Warm-up seconds before measuring.")
+    var warmup = 2.0
+
+    func validate() throws {
+        guard clients > 0, inFlight > 0, duration > 0, warmup >= 0 else {
+            throw ValidationError("--clients and --in-flight must be positive, --duration > 0, --warmup >= 0")
+        }
+    }
+
+    func run() async throws {
+        try await common.withServer { target in
+            let benchmark = WritesBenchmark(
+                target: target, clients: clients, inFlight: inFlight, duration: duration, warmup: warmup,
+                connectConcurrency: common.connectConcurrency)
+            try await benchmark.run()
+        }
+    }
+}
+
+/// `rtdb-loadgen fanout`: latency from a put to every listener's push.
+struct FanoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "L clients listen on one path; one writer puts a timestamped value every M ms; reports delivery latency.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: [.short, .long], help: "Listening clients.")
+    var listeners = 1000
+
+    @Option(name: [.short, .long], help: "Milliseconds between the writer's puts.")
+    var interval = 20.0
+
+    @Option(name: [.short, .long], help: "Seconds the writer writes for.")
+    var duration = 10.0
+
+    func validate() throws {
+        guard listeners > 0, interval > 0, duration > 0 else {
+            throw ValidationError("--listeners, --interval and --duration must be positive")
+        }
+    }
+
+    func run() async throws {
+        try await common.withServer { target in
+            let benchmark = FanoutBenchmark(
+                target: target, listeners: listeners, intervalMilliseconds: interval, duration: duration,
+                connectConcurrency: common.connectConcurrency)
+            try await benchmark.run()
+        }
+    }
+}
+
+/// `rtdb-loadgen idle`: server memory per idle connection.
+struct IdleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle",
+        abstract: "Opens C idle connections, waits for every handshake, reports the server's RSS per connection.")
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: [.short, .long], help: "Idle connections to open.")
+    var connections = 10_000
+
+    @Option(help: "Seconds to wait after the last handshake before reading the RSS.")
+    var settle = 2.0
+
+    func validate() throws {
+        guard connections > 0, settle >= 0 else { throw ValidationError("--connections must be positive, --settle >= 0") }
+        if common.port != nil && common.serverPid == nil {
+            throw ValidationError("idle reads the server's RSS: with --port also give --server-pid")
+        }
+    }
+
+    func run() async throws {
+        try await common.withServer { target in
+            let benchmark = IdleBenchmark(
+                target: target, connections: connections, settleSeconds: settle,
+                connectConcurrency: common.connectConcurrency)
+            try await benchmark.run()
+        }
+    }
+}
