@@ -54,23 +54,27 @@ struct DurabilityTests {
         }
         _ = try await eventually(timeout: .seconds(20)) { await acknowledged.count >= 200 }
         kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
+        await waitForExit(server)
         await writers.value
         let acked = await acknowledged.keys
         #expect(acked.count >= 200)
 
         let (restarted, newPort) = try await launch(backend: backend, directory: directory)
-        defer {
-            restarted.terminate()
-            restarted.waitUntilExit()
-        }
         let stored = try await http("GET", "http://127.0.0.1:\(newPort)/kill.json?ns=durable").json as? [String: Any] ?? [:]
+        restarted.terminate()
+        await waitForExit(restarted)
         let missing = acked.filter { stored[$0] == nil }
         #expect(missing.isEmpty, "\(missing.count) acknowledged writes lost on \(backend), e.g. \(missing.prefix(3))")
         for key in acked.prefix(50) {
             #expect(stored[key] as? Int == Int(key.split(separator: "-").last!)!)
         }
     }
+}
+
+/// Waits for a process to end without blocking a thread of the cooperative pool (a blocking wait
+/// can starve the pool when many tests run at once on two cores).
+func waitForExit(_ process: Process) async {
+    while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
 }
 
 actor AckedSet {

@@ -22,9 +22,15 @@ final class StalledSocket {
         guard result == 0 else { throw TestFailure("connect failed") }
         let request = "GET /.ws?v=5&ns=test HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try write(Array(request.utf8))
-        // Read the upgrade response (and the handshake message) once.
+        // Wait for the upgrade response without blocking a thread: the server needs the
+        // cooperative pool to answer, and tests run in parallel on two cores.
         var buffer = [UInt8](repeating: 0, count: 4096)
-        _ = recv(fd, &buffer, buffer.count, 0)
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) <= 0 {
+            guard clock.now < deadline else { throw TestFailure("no upgrade response") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 
     deinit { close(fd) }
