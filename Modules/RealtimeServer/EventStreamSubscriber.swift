@@ -1,6 +1,7 @@
 import CoreTree
 import NIOCore
 import Synchronization
+import SyncProtocol
 
 /// Delivers listen updates to one REST event stream (`text/event-stream`) as `put` and `patch`
 /// events with paths relative to the listened location, in the REST API's plain JSON.
@@ -22,7 +23,7 @@ final class EventStreamSubscriber: DataSubscriber {
 
     func send(_ update: ListenUpdate) {
         let relative = "/" + (update.path.relative(to: update.listenPath)?.relativeForm ?? "")
-        let path = Node(.string(relative)).jsonString()
+        let path = ServerMessage.quoted(relative)
         switch update.change {
         case .overwrite:
             emit(event: "put", data: "{\"path\":\(path),\"data\":\(update.payload.plainForm)}")

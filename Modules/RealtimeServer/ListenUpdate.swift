@@ -1,5 +1,6 @@
 public import CoreTree
 import Synchronization
+import SyncProtocol
 
 /// A change of data a listener must hear about: an overwrite at a path, or a merge of children
 /// below a path. The JSON of the data is made once per format and shared by every listener that
@@ -59,14 +60,7 @@ public final class EncodedPayload: Sendable {
         case .overwrite(let node):
             return node.jsonString(format: format)
         case .merge(let children):
-            var object = "{"
-            for (index, child) in children.enumerated() {
-                if index > 0 { object += "," }
-                object += Node(.string(child.path.relativeForm)).jsonString()
-                object += ":"
-                object += child.node.jsonString(format: format)
-            }
-            return object + "}"
+            return ServerMessage.mergeObject(children, format: format)
         }
     }
 }

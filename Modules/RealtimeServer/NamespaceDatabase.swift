@@ -195,43 +195,38 @@ public actor NamespaceDatabase {
     // MARK: - Listener updates
 
     private func overwriteDeliveries(at path: TreePath, old: Node) -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
-        var result: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
         let newNode = root.child(at: path)
-        let payload = EncodedPayload(.overwrite(newNode))
-        listeners.forEachListen(atOrAbove: path) { location, listen in
-            result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: path, payload: payload, isInitial: false)))
-        }
-        var below: [TreePath: EncodedPayload?] = [:]
-        listeners.forEachListen(below: path) { location, listen in
-            let payload = below[location] ?? {
+        return deliveries(
+            at: path, payload: EncodedPayload(.overwrite(newNode)),
+            belowPayload: { location in
                 let new = root.child(at: location)
-                let made: EncodedPayload? = new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
-                below[location] = made
-                return made
-            }()
-            if let payload {
-                result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: location, payload: payload, isInitial: false)))
-            }
-        }
-        for (registration, change) in queries.applyOverwrite(path: path, node: newNode) {
-            result.append((registration.subscriber, ListenUpdate(
-                listenPath: registration.query.path, tag: registration.tag, path: registration.query.path,
-                payload: EncodedPayload(change), isInitial: false)))
-        }
-        return result
+                return new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
+            },
+            queryChanges: queries.applyOverwrite(path: path, node: newNode))
     }
 
     private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node)
         -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
+        deliveries(
+            at: path, payload: EncodedPayload(.merge(children)),
+            belowPayload: { belowMergePayload(location: $0, mergePath: path, children: children, old: old) },
+            queryChanges: queries.applyMerge(path: path, children: children))
+    }
+
+    /// The updates one write causes: `payload` for listens at or above `path`, `belowPayload` (made
+    /// once per location; `nil` for no update) for listens below it, and the query listens' changes.
+    private func deliveries(
+        at path: TreePath, payload: EncodedPayload, belowPayload: (TreePath) -> EncodedPayload?,
+        queryChanges: [(QueryListeners.Registration, ListenUpdate.Change)]
+    ) -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
         var result: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
-        let payload = EncodedPayload(.merge(children))
         listeners.forEachListen(atOrAbove: path) { location, listen in
             result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: path, payload: payload, isInitial: false)))
         }
         var below: [TreePath: EncodedPayload?] = [:]
         listeners.forEachListen(below: path) { location, listen in
             let payload = below[location] ?? {
-                let made = belowMergePayload(location: location, mergePath: path, children: children, old: old)
+                let made = belowPayload(location)
                 below[location] = made
                 return made
             }()
@@ -239,7 +234,7 @@ public actor NamespaceDatabase {
                 result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: location, payload: payload, isInitial: false)))
             }
         }
-        for (registration, change) in queries.applyMerge(path: path, children: children) {
+        for (registration, change) in queryChanges {
             result.append((registration.subscriber, ListenUpdate(
                 listenPath: registration.query.path, tag: registration.tag, path: registration.query.path,
                 payload: EncodedPayload(change), isInitial: false)))

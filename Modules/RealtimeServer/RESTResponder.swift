@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import QueryEngine
+import SyncProtocol
 
 /// The REST API: `GET`/`PUT`/`PATCH`/`POST`/`DELETE` on `/<path>.json`, query parameters, ETags,
 /// event streams, and `/.settings/rules.json`, with errors as `{"error": "…"}` and the status
@@ -114,7 +115,7 @@ struct RESTResponder: HTTPResponder {
             let name = await database.nextPushID()
             let result = await database.write(.set(path: path.child(ChildKey(name)), node: node))
             if case .committed = result {
-                return RESTResponder.json("{\"name\":\(Node(.string(name)).jsonString())}", silent: silent)
+                return RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent)
             }
             return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
         default:
@@ -229,7 +230,7 @@ struct RESTResponder: HTTPResponder {
         Response(
             status: status ?? HTTPResponse.Status(code: error.httpStatus),
             headers: [.contentType: "application/json; charset=utf-8"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(Node(.string(error.message)).jsonString())}")))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(ServerMessage.quoted(error.message))}")))
     }
 }
 

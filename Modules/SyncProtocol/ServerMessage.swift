@@ -25,15 +25,19 @@ public enum ServerMessage {
 
     /// A data push merging children (relative paths) at `path` (`m`), tagged for a query listen.
     public static func mergePush(path: TreePath, children: [(path: TreePath, node: Node)], tag: Int? = nil) -> String {
+        push("m", path: path, dataJSON: mergeObject(children, format: .export), tag: tag)
+    }
+
+    /// The JSON object of a merge: each child's relative path to its value, in `format`.
+    public static func mergeObject(_ children: [(path: TreePath, node: Node)], format: JSONFormat) -> String {
         var object = "{"
         for (index, child) in children.enumerated() {
             if index > 0 { object += "," }
             object += quoted(child.path.relativeForm)
             object += ":"
-            object += child.node.jsonString(format: .export)
+            object += child.node.jsonString(format: format)
         }
-        object += "}"
-        return push("m", path: path, dataJSON: object, tag: tag)
+        return object + "}"
     }
 
     /// A data push merging children at `path` (`m`) whose object JSON (relative paths to values)
