@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistenceLevelDB", targets: ["PersistenceLevelDB"]),
         .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
+        .library(name: "Presence", targets: ["Presence"]),
+        .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .executable(name: "rtdb-server", targets: ["rtdb-server"]),
     ],
@@ -109,11 +111,56 @@ let package = Package(
             dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree"],
             path: tool("persistence-benchmark")
         ),
-        // The wire protocol (v5): frames and messages, shared by the client and the server.
+        // The wire protocol (v5): frames and messages, shared by the client and the server, and the
+        // client's PersistentConnection over a Transport (WebSocket, or in memory for tests).
         .target(
             name: "SyncProtocol",
-            dependencies: ["CoreTree"],
+            dependencies: [
+                "CoreTree",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: module("SyncProtocol")
+        ),
+        // Connection-aware client state: the .info tree, the server clock, remembered onDisconnect writes.
+        .target(
+            name: "Presence",
+            dependencies: ["CoreTree"],
+            path: module("Presence")
+        ),
+        .testTarget(
+            name: "PresenceTests",
+            dependencies: ["Presence", "CoreTree"],
+            path: tests("PresenceTests")
+        ),
+        // The client users import: Firebase iOS names over SyncTree, PersistenceManager and
+        // PersistentConnection. Links SQLite (the default backend); apps add LMDB or LevelDB by product.
+        .target(
+            name: "RealtimeDatabase",
+            dependencies: [
+                "CoreTree", "QueryEngine", "Persistence", "PersistenceSQLite", "SyncProtocol", "Presence",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: module("RealtimeDatabase")
+        ),
+        .testTarget(
+            name: "RealtimeDatabaseTests",
+            dependencies: [
+                "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "RealtimeServer",
+                "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: tests("RealtimeDatabaseTests")
+        ),
+        // A client process for the end-to-end tests (killed with SIGKILL mid-queue) and the client benchmarks.
+        .executableTarget(
+            name: "rtdb-client-probe",
+            dependencies: [
+                "RealtimeDatabase", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: tool("rtdb-client-probe")
         ),
         .testTarget(
             name: "SyncProtocolTests",

@@ -1,0 +1,209 @@
+public import Foundation
+public import Persistence
+import CoreTree
+import Logging
+import PersistenceSQLite
+import SyncProtocol
+
+/// The entry point: one database (a server and a namespace) and its local state (Firebase's `Database`).
+///
+/// Settings (`isPersistenceEnabled`, `persistenceCacheSizeBytes`, the backend, `useEmulator`) must
+/// be made before the first ``reference()``; the client starts then. Instances from
+/// ``database()`` and ``database(url:)`` are shared per URL and live for the process;
+/// ``init(url:)`` makes an independent client (several clients in one process, tests, tools),
+/// which ``shutdown()`` closes.
+public final class Database: @unchecked Sendable {
+    // Mutable state is guarded by `lock`.
+    private let lock = NSLock()
+    private var url: DatabaseURL
+    private var started: Repo?
+    private var persistenceEnabled = false
+    private var cacheSizeBytes = UInt(CachePolicy.defaultBytes)
+    private var backendName = "sqlite"
+    private var directory: String?
+    private var queue = DispatchQueue(label: "rtdb.callbacks")
+    private var tokenStore = AuthTokenStore()
+    static let logger = Logger(label: "rtdb.client")
+
+    // MARK: - Instances
+
+    /// The default database: the URL given to ``configure(url:)``, else the emulator named by the
+    /// environment (`FIREBASE_DATABASE_EMULATOR_HOST=host:port`, with `FIREBASE_DATABASE_NAMESPACE`,
+    /// default `default`), else `FIREBASE_DATABASE_URL`.
+    ///
+    /// Stops the program with a message saying how to configure one when none is configured.
+    public static func database() -> Database {
+        guard let url = Registry.shared.defaultURL() else {
+            preconditionFailure("""
+                No database is configured. Call Database.configure(url: "https://<namespace>.firebaseio.com") \
+                (or "http://host:port?ns=<namespace>" for rtdb-server) before Database.database(), \
+                or set FIREBASE_DATABASE_EMULATOR_HOST=host:port (and FIREBASE_DATABASE_NAMESPACE), \
+                or FIREBASE_DATABASE_URL.
+                """)
+        }
+        return database(url: url)
+    }
+
+    /// The shared database at `url` (`https://<namespace>.firebaseio.com` or
+    /// `http://host:port?ns=<namespace>`). Stops the program if the URL is malformed.
+    public static func database(url: String) -> Database {
+        Registry.shared.database(url: url)
+    }
+
+    /// Sets the URL ``database()`` uses.
+    public static func configure(url: String) {
+        Registry.shared.configure(url: url)
+    }
+
+    /// A new, independent client of the database at `url` (not shared with ``database(url:)``).
+    ///
+    /// - Throws: ``DatabaseError`` with code `invalidArgument` for a malformed URL.
+    public init(url: String) throws(DatabaseError) {
+        self.url = try DatabaseURL(parsing: url)
+    }
+
+    init(parsed: DatabaseURL) {
+        self.url = parsed
+    }
+
+    // MARK: - Settings (before first use)
+
+    /// Keep the synced data and the queue of unacknowledged writes on disk, so they survive a
+    /// restart. Set before the first ``reference()``.
+    public var isPersistenceEnabled: Bool {
+        get { lock.withLock { persistenceEnabled } }
+        set { setting("isPersistenceEnabled") { persistenceEnabled = newValue } }
+    }
+
+    /// The most cached data to keep on disk, in bytes (10 MB by default; 1 MB to 100 MB).
+    /// Least-recently-used data is pruned first; data being listened to or kept synced never is.
+    public var persistenceCacheSizeBytes: UInt {
+        get { lock.withLock { cacheSizeBytes } }
+        set { setting("persistenceCacheSizeBytes") { cacheSizeBytes = newValue } }
+    }
+
+    /// The storage backend for persistence, by name: `sqlite` (the default), `memory`, or a
+    /// backend added with ``registerPersistenceBackend(_:)`` (`lmdb`, `leveldb`).
+    public var persistenceBackendName: String {
+        get { lock.withLock { backendName } }
+        set { setting("persistenceBackendName") { backendName = newValue } }
+    }
+
+    /// The directory for persistence; by default a folder per database under
+    /// `$XDG_DATA_HOME/rtdb` (or `~/.local/share/rtdb`).
+    public var persistenceDirectory: String {
+        get { lock.withLock { directory ?? Database.defaultDirectory(for: url) } }
+        set { setting("persistenceDirectory") { directory = newValue } }
+    }
+
+    /// The queue listener and completion blocks run on (a private serial queue by default).
+    public var callbackQueue: DispatchQueue {
+        get { lock.withLock { queue } }
+        set { setting("callbackQueue") { queue = newValue } }
+    }
+
+    /// Connect to a local emulator or rtdb-server at `host:port` (plain HTTP) instead of the URL's host.
+    public func useEmulator(withHost host: String, port: Int) {
+        setting("useEmulator") {
+            url.endpoint = ConnectionEndpoint(host: host, port: port, secure: false, namespace: url.endpoint.namespace)
+        }
+    }
+
+    /// Makes a storage backend available to ``persistenceBackendName`` (for example `LMDBStore.lmdb`
+    /// from the `PersistenceLMDB` product).
+    public static func registerPersistenceBackend(_ backend: StorageBackend) {
+        Registry.shared.register(backend)
+    }
+
+    private func setting(_ name: String, _ change: () -> Void) {
+        lock.withLock {
+            precondition(
+                started == nil,
+                "Database.\(name) must be set before any other use of the Database instance (the first reference() starts it).")
+            change()
+        }
+    }
+
+    // MARK: - References
+
+    /// The root of the database.
+    public func reference() -> DatabaseReference { DatabaseReference(database: self, path: .root) }
+
+    /// The location at `path` (segments separated by `/`). Stops the program for an invalid
+    /// path, as Firebase does; check user input with ``DatabaseReference/validatePath(_:)`` first.
+    public func reference(withPath path: String) -> DatabaseReference {
+        DatabaseReference(database: self, path: DatabaseReference.validatedPath(path))
+    }
+
+    /// The location named by a full URL of this database.
+    public func reference(fromURL databaseUrl: String) -> DatabaseReference {
+        let parsed: DatabaseURL
+        do {
+            parsed = try DatabaseURL(parsing: databaseUrl)
+        } catch {
+            preconditionFailure(error.message)
+        }
+        let current = lock.withLock { url }
+        precondition(
+            parsed.endpoint.namespace == current.endpoint.namespace,
+            "reference(fromURL:) was given \(databaseUrl), which is not in this database (namespace \(current.endpoint.namespace)).")
+        return reference(withPath: parsed.path)
+    }
+
+    // MARK: - Connection
+
+    /// Disconnects from the server; local writes and events go on, writes queue until ``goOnline()``.
+    public func goOffline() { repo.connection.goOffline() }
+
+    /// Reconnects after ``goOffline()``.
+    public func goOnline() { repo.connection.goOnline() }
+
+    /// Drops every write not yet acknowledged by the server (locally and from the disk queue);
+    /// their completion blocks get `write_canceled` and listeners see the data revert.
+    public func purgeOutstandingWrites() { repo.purgeOutstandingWrites() }
+
+    /// Sets the auth token sent to the server (a JWT, or an emulator token such as `owner`), or
+    /// signs out with `nil`. With persistence on, the token is kept across restarts. A JWT whose
+    /// `exp` has passed is not sent: writes wait, queued, until a fresh token is set.
+    public func setAuthToken(_ token: String?) {
+        tokenStore.set(token)
+        if let repo = lock.withLock({ started }) { repo.authTokenChanged(token) }
+    }
+
+    /// Closes the connection and the local store. The instance cannot be used afterwards.
+    public func shutdown() {
+        lock.withLock { started }?.shutdown()
+    }
+
+    /// The client, started at first use.
+    var repo: Repo {
+        lock.withLock {
+            if let started { return started }
+            let configuration = Repo.Configuration(
+                endpoint: url.endpoint,
+                persistence: persistenceEnabled
+                    ? .init(backend: backendName, directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheSizeBytes))
+                    : nil,
+                callbackQueue: queue,
+                tokenStore: tokenStore,
+                backends: Registry.shared.backends())
+            let repo = Repo(database: self, configuration: configuration)
+            started = repo
+            return repo
+        }
+    }
+
+    /// The URL of a location.
+    func url(forPath path: TreePath) -> String {
+        lock.withLock { url }.url(forPath: path.wireForm)
+    }
+
+    static func defaultDirectory(for url: DatabaseURL) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        let name = "\(url.endpoint.host)_\(url.endpoint.port)_\(url.endpoint.namespace)"
+            .map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" ? $0 : "_" }
+        return (base as NSString).appendingPathComponent("rtdb/" + String(name))
+    }
+}

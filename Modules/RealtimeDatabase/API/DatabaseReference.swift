@@ -1,0 +1,220 @@
+import Foundation
+import CoreTree
+import Logging
+import QueryEngine
+
+/// A location in the database: read it, write it, observe it (Firebase's `DatabaseReference`).
+///
+/// Writes show in local listeners at once, are kept on disk when persistence is on, and are sent
+/// to the server in order (queued while offline). Invalid keys, paths and values write nothing:
+/// the completion block (or the `async` form) gets a ``DatabaseError`` with code
+/// `invalidArgument`; without a completion block the error is logged.
+public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, CustomStringConvertible {
+    init(database: Database, path: TreePath) {
+        super.init(database: database, path: path, params: .default)
+    }
+
+    // MARK: - Navigation
+
+    /// The location at a relative path below this one (`a/b/c`). Stops the program for an
+    /// invalid path, as Firebase does; check user input with ``validatePath(_:)`` first.
+    public func child(_ pathString: String) -> DatabaseReference {
+        child(DatabaseReference.validatedRelativePath(pathString))
+    }
+
+    func child(_ relative: TreePath) -> DatabaseReference {
+        DatabaseReference(database: database, path: path.appending(relative))
+    }
+
+    /// A new child location with a unique, chronologically ordered key (a push id).
+    public func childByAutoId() -> DatabaseReference {
+        let repo = database.repo
+        let key = repo.perform { repo.pushIDs.next(milliseconds: repo.serverTime) }
+        return child(TreePath(keys: [ChildKey(key)]))
+    }
+
+    /// The parent location; `nil` at the root.
+    public var parent: DatabaseReference? {
+        path.parent.map { DatabaseReference(database: database, path: $0) }
+    }
+
+    /// The root location.
+    public var root: DatabaseReference { DatabaseReference(database: database, path: .root) }
+
+    /// The last segment of the path; `nil` at the root.
+    public var key: String? { path.lastKey?.stringValue }
+
+    /// The full URL of this location.
+    public var url: String { database.url(forPath: path) }
+
+    /// The location as a URL string.
+    public var description: String { url }
+
+    /// The database this location is in.
+    public var databaseInstance: Database { database }
+
+    // MARK: - Writing
+
+    /// Replaces the data here with `value` (`nil` removes it).
+    public func setValue(_ value: Any?) {
+        write(completion: nil) { () throws(DatabaseError) in try ValueConversion.node(from: value) }
+    }
+
+    /// Replaces the data here; `block` hears when the server has it (or why not).
+    public func setValue(_ value: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+        write(completion: block) { () throws(DatabaseError) in try ValueConversion.node(from: value) }
+    }
+
+    /// Replaces the data here and sets its priority.
+    public func setValue(_ value: Any?, andPriority priority: Any?) {
+        write(completion: nil) { () throws(DatabaseError) in try Self.node(value, priority: priority) }
+    }
+
+    /// Replaces the data and priority here; `block` hears when the server has it.
+    public func setValue(
+        _ value: Any?, andPriority priority: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void
+    ) {
+        write(completion: block) { () throws(DatabaseError) in try Self.node(value, priority: priority) }
+    }
+
+    /// Replaces the data here once the server has it.
+    @discardableResult
+    public func setValue(_ value: Any?) async throws -> DatabaseReference {
+        try await awaitWrite { self.setValue(value, withCompletionBlock: $0) }
+    }
+
+    /// Replaces the data and priority here once the server has it.
+    @discardableResult
+    public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
+        try await awaitWrite { self.setValue(value, andPriority: priority, withCompletionBlock: $0) }
+    }
+
+    /// Removes the data here.
+    public func removeValue() { setValue(nil) }
+
+    /// Removes the data here; `block` hears when the server has done it.
+    public func removeValue(completionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+        setValue(nil, withCompletionBlock: block)
+    }
+
+    /// Removes the data here once the server has done it.
+    @discardableResult
+    public func removeValue() async throws -> DatabaseReference {
+        try await setValue(nil)
+    }
+
+    /// Sets the priority of the data here.
+    public func setPriority(_ priority: Any?) {
+        child(TreePath(keys: [.priority])).setValue(priority)
+    }
+
+    /// Sets the priority of the data here; `block` hears when the server has it.
+    public func setPriority(_ priority: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+        child(TreePath(keys: [.priority])).setValue(priority) { error, _ in block(error, self) }
+    }
+
+    /// Sets the priority here once the server has it.
+    @discardableResult
+    public func setPriority(_ priority: Any?) async throws -> DatabaseReference {
+        try await awaitWrite { self.setPriority(priority, withCompletionBlock: $0) }
+    }
+
+    /// Writes several locations below this one at once: keys are relative paths (`"a/b"`),
+    /// `nil` / `NSNull` values remove. All or nothing on the server.
+    public func updateChildValues(_ values: [AnyHashable: Any]) {
+        updateChildValues(values, completion: nil)
+    }
+
+    /// Writes several locations at once; `block` hears when the server has them.
+    public func updateChildValues(_ values: [AnyHashable: Any], withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+        updateChildValues(values, completion: block)
+    }
+
+    /// Writes several locations at once, once the server has them.
+    @discardableResult
+    public func updateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
+        try await awaitWrite { self.updateChildValues(values, withCompletionBlock: $0) }
+    }
+
+    private func updateChildValues(_ values: [AnyHashable: Any], completion: (((any Error)?, DatabaseReference) -> Void)?) {
+        let finish = completionAdapter(completion)
+        do {
+            let children = try Self.updateChildren(values)
+            try database.repo.update(children, at: path, completion: finish)
+        } catch {
+            failed(error, finish)
+        }
+    }
+
+    static func node(_ value: Any?, priority: Any?) throws(DatabaseError) -> Node {
+        try ValueConversion.node(from: value).withPriority(try ValueConversion.priority(from: priority))
+    }
+
+    static func updateChildren(_ values: [AnyHashable: Any]) throws(DatabaseError) -> [(path: TreePath, node: Node)] {
+        var children: [(path: TreePath, node: Node)] = []
+        for (key, value) in values {
+            children.append((try ValueConversion.updatePath(key), try ValueConversion.node(from: value)))
+        }
+        return children
+    }
+
+    private func write(completion: (((any Error)?, DatabaseReference) -> Void)?, _ makeNode: () throws(DatabaseError) -> Node) {
+        let finish = completionAdapter(completion)
+        do {
+            try database.repo.set(try makeNode(), at: path, completion: finish)
+        } catch {
+            failed(error, finish)
+        }
+    }
+
+    /// The internal completion for a user's block (run on the callback queue).
+    func completionAdapter(_ block: (((any Error)?, DatabaseReference) -> Void)?) -> WriteCompletion? {
+        guard let block else { return nil }
+        let box = UncheckedBox(block)
+        return { [self] error in box.value(error, self) }
+    }
+
+    /// Reports an error found at the call: to the completion block, or the log.
+    func failed(_ error: DatabaseError, _ completion: WriteCompletion?) {
+        guard let completion else {
+            Database.logger.error("Nothing was written at \(path.wireForm): \(error.message)")
+            return
+        }
+        database.repo.complete { completion(error) }
+    }
+
+    func awaitWrite(_ start: (@escaping ((any Error)?, DatabaseReference) -> Void) -> Void) async throws -> DatabaseReference {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DatabaseReference, any Error>) in
+            start { error, reference in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: reference) }
+            }
+        }
+    }
+
+    // MARK: - Paths
+
+    /// Whether `path` is a valid path for ``child(_:)`` / `reference(withPath:)`, with the reason if not.
+    ///
+    /// - Throws: ``DatabaseError`` with code `invalidArgument`, naming the offending segment.
+    public static func validatePath(_ path: String) throws(DatabaseError) {
+        do {
+            _ = try TreePath(validating: path)
+        } catch {
+            throw DatabaseError(.invalidArgument, error.message)
+        }
+    }
+
+    static func validatedPath(_ path: String) -> TreePath {
+        do {
+            return try TreePath(validating: path)
+        } catch {
+            preconditionFailure(error.message)
+        }
+    }
+
+    static func validatedRelativePath(_ path: String) -> TreePath {
+        let parsed = validatedPath(path)
+        precondition(parsed.firstKey != .info || parsed.depth == 0, "\"\(path)\": .info is only valid at the root.")
+        return parsed
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import QueryEngine
+
+/// One `observe` call: the event type, the blocks, and whether it is still wanted.
+///
+/// The sync tree holds it as an `EventRegistration` (compared by identity); its blocks run on the
+/// callback queue, and not at all once it is removed, even for events already queued.
+final class ObserverRegistration: EventRegistration, @unchecked Sendable {
+    typealias Callback = (DataSnapshot, String?) -> Void
+    typealias CancelCallback = (any Error) -> Void
+
+    // `active` and `fired` are guarded by `lock`; the rest is immutable.
+    let handle: DatabaseHandle
+    let eventType: DataEventType
+    private let callback: Callback?
+    private let cancelCallback: CancelCallback?
+    /// For `observeSingleEvent`: deliver one event, then call `onFirstEvent`.
+    private let once: Bool
+    private let lock = NSLock()
+    private var active = true
+    private var fired = false
+    var onFirstEvent: (@Sendable () -> Void)?
+
+    init(handle: DatabaseHandle, eventType: DataEventType, once: Bool = false, callback: Callback?, cancel: CancelCallback?) {
+        self.handle = handle
+        self.eventType = eventType
+        self.once = once
+        self.callback = callback
+        self.cancelCallback = cancel
+    }
+
+    func responds(to type: EventType) -> Bool {
+        switch type {
+        case .value: eventType == .value
+        case .childAdded: eventType == .childAdded
+        case .childRemoved: eventType == .childRemoved
+        case .childChanged: eventType == .childChanged
+        case .childMoved: eventType == .childMoved
+        }
+    }
+
+    var wantsCancelEvents: Bool { cancelCallback != nil || once }
+
+    /// No more blocks after this.
+    func deactivate() { lock.withLock { active = false } }
+
+    /// Whether a block may run now; for single-event observers, true only the first time.
+    private func claim() -> Bool {
+        lock.withLock {
+            guard active, !(once && fired) else { return false }
+            fired = true
+            return true
+        }
+    }
+
+    /// Runs the block (on the callback queue).
+    func deliver(_ snapshot: DataSnapshot, previousSiblingKey: String?) {
+        guard claim() else { return }
+        callback?(snapshot, previousSiblingKey)
+        if once { onFirstEvent?() }
+    }
+
+    /// Runs the cancel block (on the callback queue); the observer is gone afterwards.
+    func cancelled(_ error: DatabaseError) {
+        guard claim() else { return }
+        deactivate()
+        cancelCallback?(error)
+    }
+}
+
+/// The registration `keepSynced(true)` adds: it wants no events, it only keeps the listen alive.
+final class KeepSyncedRegistration: EventRegistration {
+    func responds(to type: EventType) -> Bool { false }
+    var wantsCancelEvents: Bool { false }
+}

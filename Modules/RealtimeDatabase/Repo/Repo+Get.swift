@@ -1,0 +1,51 @@
+import CoreTree
+import Presence
+import QueryEngine
+import SyncProtocol
+
+extension Repo {
+    /// Reads a query once: from the server when connected (falling back to the cache if the
+    /// request fails for a reason other than the rules), else from the cache, where only data
+    /// known to be complete counts.
+    func getData(_ query: QuerySpec, completion: @escaping (Result<DataSnapshot, any Error>) -> Void) {
+        let box = UncheckedBox(completion)
+        perform {
+            guard isConnected, !InfoTree.contains(query.path) else {
+                answerFromCache(query, box)
+                return
+            }
+            connection.get(path: query.path, query: query.params.wireObject) { [weak self] result in
+                self?.enqueue {
+                    guard let self, let database = self.database else { return }
+                    switch result {
+                    case .success(let node):
+                        let snapshot = DataSnapshot(
+                            node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
+                        self.complete { box.value(.success(snapshot)) }
+                    case .failure(let failure) where failure.status == "permission_denied":
+                        let error = DatabaseError(status: failure.status, message: failure.message)
+                        self.complete { box.value(.failure(error)) }
+                    case .failure:
+                        self.answerFromCache(query, box)
+                    }
+                }
+            }
+        }
+    }
+
+    private func answerFromCache(_ query: QuerySpec, _ box: UncheckedBox<(Result<DataSnapshot, any Error>) -> Void>) {
+        guard let database else { return }
+        let probe = ObserverRegistration(handle: 0, eventType: .value, callback: nil, cancel: nil)
+        let tree = tree(for: query.path)
+        let events = tree.addEventRegistration(probe, for: query)
+        _ = tree.removeEventRegistration(probe, for: query)
+        for case .data(let event) in events where event.type == .value && event.registration === probe {
+            let snapshot = DataSnapshot(
+                node: event.node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
+            complete { box.value(.success(snapshot)) }
+            return
+        }
+        let error = DatabaseError(.offline, "The client is offline and has no complete cached data for \(query.path.wireForm).")
+        complete { box.value(.failure(error)) }
+    }
+}

@@ -1,0 +1,130 @@
+import CoreTree
+import Logging
+import Presence
+import QueryEngine
+import SyncProtocol
+
+extension Repo {
+    // MARK: - Observers
+
+    /// Adds an observer; its initial events (from memory or the disk cache) are raised at once.
+    func addObserver(_ registration: ObserverRegistration, for query: QuerySpec) {
+        perform {
+            observers[registration.handle] = (registration, query)
+            raise(tree(for: query.path).addEventRegistration(registration, for: query))
+        }
+    }
+
+    /// A fresh observer handle.
+    func makeHandle() -> DatabaseHandle {
+        perform {
+            defer { nextHandle += 1 }
+            return nextHandle
+        }
+    }
+
+    /// Removes one observer.
+    func removeObserver(withHandle handle: DatabaseHandle) {
+        perform {
+            guard let (registration, query) = observers.removeValue(forKey: handle) else { return }
+            registration.deactivate()
+            raise(tree(for: query.path).removeEventRegistration(registration, for: query))
+        }
+    }
+
+    /// Removes every observer of `query` (of every query at its location for the default query).
+    func removeAllObservers(for query: QuerySpec) {
+        perform {
+            let matching = observers.filter { $0.value.query.path == query.path && (query.isDefault || $0.value.query == query) }
+            for (handle, entry) in matching {
+                observers[handle] = nil
+                entry.registration.deactivate()
+                raise(tree(for: entry.query.path).removeEventRegistration(entry.registration, for: entry.query))
+            }
+        }
+    }
+
+    /// `keepSynced`: keeps a listen (and the data on disk, unprunable) without observers.
+    func keepSynced(_ query: QuerySpec, _ keep: Bool) {
+        perform {
+            if keep {
+                guard keptSynced[query] == nil else { return }
+                let registration = KeepSyncedRegistration()
+                keptSynced[query] = registration
+                raise(syncTree.addEventRegistration(registration, for: query))
+            } else {
+                guard let registration = keptSynced.removeValue(forKey: query) else { return }
+                raise(syncTree.removeEventRegistration(registration, for: query))
+            }
+            do {
+                try persistence?.setQueryPinned(query, keep)
+            } catch {
+                Repo.logger.error("Could not record keepSynced(\(keep)) for \(query) on disk: \(error)")
+            }
+        }
+    }
+
+    // MARK: - Server listens (the sync tree's ListenProvider)
+
+    func startServerListen(
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+    ) {
+        let request = ListenRequest(path: query.path, query: query.params.wireObject, identifier: query.identifier, tag: tag)
+        let hashBox = UncheckedBox(hash)
+        let completeBox = UncheckedBox(onComplete)
+        connection.listen(
+            request,
+            hash: { [weak self] in self?.perform { hashBox.value() } ?? "" },
+            onComplete: { [weak self] status in
+                self?.enqueue {
+                    guard let self else { return }
+                    if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
+                    self.raise(completeBox.value(status.status))
+                }
+            })
+    }
+
+    func stopServerListen(_ query: QuerySpec, tag: Int?) {
+        connection.unlisten(ListenRequest(path: query.path, query: query.params.wireObject, identifier: query.identifier, tag: tag))
+    }
+
+    /// The server revoked a listen (rules changed): cancel its observers.
+    func listenRevoked(_ request: ListenRequest, status: String) {
+        guard let params = try? QueryParams(wireObject: request.query) else { return }
+        raise(syncTree.removeEventRegistration(nil, for: QuerySpec(path: request.path, params: params), cancelStatus: status))
+    }
+
+    /// Data the server pushed.
+    func serverPushed(_ push: DataPush, at path: TreePath, tag: Int?) {
+        let events: [SyncEvent]
+        switch (push, tag) {
+        case (.overwrite(let node), nil): events = syncTree.applyServerOverwrite(path: path, node: node)
+        case (.overwrite(let node), let tag?): events = syncTree.applyTaggedQueryOverwrite(path: path, node: node, tag: tag)
+        case (.merge(let children), nil): events = syncTree.applyServerMerge(path: path, children: children)
+        case (.merge(let children), let tag?): events = syncTree.applyTaggedQueryMerge(path: path, children: children, tag: tag)
+        }
+        raise(events)
+    }
+}
+
+/// Hands the sync tree's listen requests to the repo (weakly, so the tree does not keep it alive).
+final class RepoListenProvider: ListenProvider {
+    weak var repo: Repo?
+
+    func startListening(
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+    ) -> [SyncEvent] {
+        repo?.startServerListen(query, tag: tag, hash: hash, onComplete: onComplete)
+        return []
+    }
+
+    func stopListening(_ query: QuerySpec, tag: Int?) {
+        repo?.stopServerListen(query, tag: tag)
+    }
+}
+
+/// Carries a value the compiler cannot prove sendable to code that only uses it on the repo queue.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,145 @@
+import CoreTree
+import Logging
+import Presence
+import QueryEngine
+import SyncProtocol
+
+extension Repo {
+    // MARK: - Connection state
+
+    func connected(serverTimeOffset: Int64) {
+        clock = ServerClock(offsetMilliseconds: serverTimeOffset)
+        updateInfo(InfoTree.serverTimeOffsetKey, Node(.number(Double(serverTimeOffset))))
+        updateInfo(InfoTree.connectedKey, Node(.bool(true)))
+        sendReadyTransactions()
+    }
+
+    /// The connection dropped: `.info/connected` turns false and the onDisconnect writes the
+    /// server is now running are applied locally too, so listeners see what the server holds.
+    func disconnected() {
+        updateInfo(InfoTree.connectedKey, Node(.bool(false)))
+        var events: [SyncEvent] = []
+        for write in onDisconnects.writes {
+            let existing = syncTree.calcCompleteEventCache(path: write.path)
+            let resolvedNode = CoreTree.ServerValue.resolve(write.node, existing: existing, serverTime: serverTime)
+            events += syncTree.applyServerOverwrite(path: write.path, node: resolvedNode)
+            events += abortTransactions(overlapping: write.path, because: .overriddenBySet)
+        }
+        onDisconnects.removeAll()
+        raise(events)
+    }
+
+    func authenticationChanged(_ authenticated: Bool) {
+        updateInfo(InfoTree.authenticatedKey, Node(.bool(authenticated)))
+    }
+
+    var isConnected: Bool { info.node.immediateChild(InfoTree.connectedKey).leafValue == .bool(true) }
+
+    private func updateInfo(_ key: ChildKey, _ value: Node) {
+        guard let path = info.set(key, to: value) else { return }
+        raise(infoSyncTree.applyServerOverwrite(path: path, node: value))
+    }
+
+    /// Serves a listen on the `.info` tree from local state (after the registration's own events).
+    func startInfoListen(_ query: QuerySpec, onComplete: @escaping (String) -> [SyncEvent]) {
+        let completeBox = UncheckedBox(onComplete)
+        enqueue { [weak self] in
+            guard let self else { return }
+            let node = self.info.value(at: query.path)
+            var events: [SyncEvent] = []
+            if !node.isEmpty { events += self.infoSyncTree.applyServerOverwrite(path: query.path, node: node) }
+            events += completeBox.value("ok")
+            self.raise(events)
+        }
+    }
+
+    // MARK: - onDisconnect
+
+    /// Registers a set to run on the server when this client disconnects.
+    func onDisconnectSet(_ node: Node, at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        try Repo.validateWrite(node, at: path)
+        connection.onDisconnectPut(path: path, data: node) { [weak self] status in
+            self?.enqueue {
+                if status.isOK { self?.onDisconnects.remember(node, at: path) }
+                self?.onDisconnectAnswered(status, completion)
+            }
+        }
+    }
+
+    /// Registers an update to run on the server when this client disconnects.
+    func onDisconnectUpdate(_ children: [(path: TreePath, node: Node)], at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        if InfoTree.contains(path) { throw Repo.infoWriteError(path) }
+        do {
+            try Validation.validateUpdate(children, at: path)
+        } catch {
+            throw DatabaseError(.invalidArgument, error.message)
+        }
+        let box = UncheckedBox(children)
+        connection.onDisconnectMerge(path: path, children: children) { [weak self] status in
+            self?.enqueue {
+                if status.isOK { self?.onDisconnects.remember(update: box.value, at: path) }
+                self?.onDisconnectAnswered(status, completion)
+            }
+        }
+    }
+
+    /// Cancels the onDisconnect writes registered at or below `path`.
+    func onDisconnectCancel(at path: TreePath, completion: WriteCompletion?) {
+        connection.onDisconnectCancel(path: path) { [weak self] status in
+            self?.enqueue {
+                if status.isOK { self?.onDisconnects.forget(path) }
+                self?.onDisconnectAnswered(status, completion)
+            }
+        }
+    }
+
+    private func onDisconnectAnswered(_ status: RequestStatus, _ completion: WriteCompletion?) {
+        let error = status.isOK ? nil : DatabaseError(status: status.status, message: status.message)
+        if let error, completion == nil { Repo.logger.warning("An onDisconnect operation failed: \(error)") }
+        complete(completion.map { block in { block(error) } })
+    }
+}
+
+/// Serves listens on `/.info` from the repo's local state.
+final class InfoListenProvider: ListenProvider {
+    weak var repo: Repo?
+
+    func startListening(
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+    ) -> [SyncEvent] {
+        repo?.startInfoListen(query, onComplete: onComplete)
+        return []
+    }
+
+    func stopListening(_ query: QuerySpec, tag: Int?) {}
+}
+
+/// Hands connection events to the repo queue, in the order the connection reports them.
+final class RepoConnectionDelegate: ConnectionDelegate, @unchecked Sendable {
+    // Set once, before the connection starts.
+    weak var repo: Repo?
+
+    func connectionDidConnect(serverTimeOffsetMilliseconds: Int64, sessionID: String) {
+        repo?.enqueue { [weak repo] in repo?.connected(serverTimeOffset: serverTimeOffsetMilliseconds) }
+    }
+
+    func connectionDidDisconnect() {
+        repo?.enqueue { [weak repo] in repo?.disconnected() }
+    }
+
+    func connectionDidReceive(_ push: DataPush, at path: TreePath, tag: Int?) {
+        repo?.enqueue { [weak repo] in repo?.serverPushed(push, at: path, tag: tag) }
+    }
+
+    func connectionAuthStatusChanged(authenticated: Bool) {
+        repo?.enqueue { [weak repo] in repo?.authenticationChanged(authenticated) }
+    }
+
+    func connectionListenRevoked(_ request: ListenRequest, status: String) {
+        repo?.enqueue { [weak repo] in repo?.listenRevoked(request, status: status) }
+    }
+
+    func connectionDidShutDown(reason: String) {
+        Repo.logger.warning("The server shut the connection down for good: \(reason)")
+    }
+}

@@ -1,0 +1,148 @@
+import CoreTree
+import Logging
+import Persistence
+import Presence
+import QueryEngine
+import SyncProtocol
+
+/// What a write's completion hears: `nil` on success, else why it failed.
+typealias WriteCompletion = @Sendable (DatabaseError?) -> Void
+
+extension Repo {
+    // MARK: - Sets and updates
+
+    /// Writes `node` (placeholders unresolved) at `path`: saved to the disk queue, shown to
+    /// listeners at once, sent to the server.
+    ///
+    /// - Throws: ``DatabaseError`` (`invalidArgument`, `storageFailure`); nothing is written then.
+    func set(_ node: Node, at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        try Repo.validateWrite(node, at: path)
+        try perform { () throws(DatabaseError) in
+            let writeId = nextWriteId
+            do {
+                try persistence?.saveUserOverwrite(path: path, node: node, writeId: writeId)
+            } catch {
+                throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)")
+            }
+            nextWriteId += 1
+            let resolved = CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: path), serverTime: serverTime)
+            var events = (try? syncTree.applyUserOverwrite(path: path, node: resolved, writeId: writeId, persist: false)) ?? []
+            events += abortTransactions(overlapping: path, because: .overriddenBySet)
+            raise(events)
+            connection.put(path: path, data: node) { [weak self] status in
+                self?.enqueue { self?.writeAcknowledged(writeId, status, completion) }
+            }
+        }
+    }
+
+    /// Writes each child (relative path → node, placeholders unresolved) below `path` at once.
+    func update(_ children: [(path: TreePath, node: Node)], at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        if InfoTree.contains(path) { throw Repo.infoWriteError(path) }
+        do {
+            try Validation.validateUpdate(children, at: path)
+        } catch {
+            throw DatabaseError(.invalidArgument, error.message)
+        }
+        if children.isEmpty {
+            complete(completion.map { block in { block(nil) } })
+            return
+        }
+        try perform { () throws(DatabaseError) in
+            let writeId = nextWriteId
+            do {
+                try persistence?.saveUserMerge(path: path, children: CompoundWrite(writes: children), writeId: writeId)
+            } catch {
+                throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)")
+            }
+            nextWriteId += 1
+            var events = (try? syncTree.applyUserMerge(path: path, children: resolved(children, at: path), writeId: writeId, persist: false)) ?? []
+            for child in children {
+                events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
+            }
+            raise(events)
+            connection.merge(path: path, children: children) { [weak self] status in
+                self?.enqueue { self?.writeAcknowledged(writeId, status, completion) }
+            }
+        }
+    }
+
+    /// Children with their server values estimated from the local data and clock.
+    func resolved(_ children: [(path: TreePath, node: Node)], at path: TreePath) -> [(path: TreePath, node: Node)] {
+        children.map { child in
+            let existing = syncTree.calcCompleteEventCache(path: path.appending(child.path))
+            return (child.path, CoreTree.ServerValue.resolve(child.node, existing: existing, serverTime: serverTime))
+        }
+    }
+
+    /// The server answered a write: drop it from the queue, revert it if rejected, tell the caller.
+    func writeAcknowledged(_ writeId: Int64, _ status: RequestStatus, _ completion: WriteCompletion?) {
+        if status.status == "write_canceled" {
+            // purgeOutstandingWrites() already reverted it.
+            complete(completion.map { block in { block(DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled))) } })
+            return
+        }
+        let error = status.isOK ? nil : DatabaseError(status: status.status, message: status.message)
+        if let error { Repo.logger.warning("A write was rejected by the server and reverted: \(error)") }
+        raise(syncTree.ackUserWrite(writeId: writeId, revert: !status.isOK))
+        complete(completion.map { block in { block(error) } })
+        sendReadyTransactions()
+    }
+
+    /// Resends the writes the disk queue kept from an earlier run, in order, and shows them.
+    func restoreWrites() {
+        guard let persistence else { return }
+        let records: [UserWriteRecord]
+        do {
+            records = try persistence.userWrites()
+        } catch {
+            Repo.logger.error("The queued writes could not be read: \(error)")
+            return
+        }
+        for record in records {
+            let writeId = record.writeId
+            nextWriteId = max(nextWriteId, writeId + 1)
+            let ack: @Sendable (RequestStatus) -> Void = { [weak self] status in
+                self?.enqueue { self?.writeAcknowledged(writeId, status, nil) }
+            }
+            switch record.kind {
+            case .overwrite(let node):
+                connection.put(path: record.path, data: node, onComplete: ack)
+                let resolvedNode = CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: record.path), serverTime: serverTime)
+                raise((try? syncTree.applyUserOverwrite(path: record.path, node: resolvedNode, writeId: writeId, persist: false)) ?? [])
+            case .merge(let entries):
+                let children = entries.map { (path: $0.path, node: $0.node) }
+                connection.merge(path: record.path, children: children, onComplete: ack)
+                raise((try? syncTree.applyUserMerge(
+                    path: record.path, children: resolved(children, at: record.path), writeId: writeId, persist: false)) ?? [])
+            }
+        }
+        if !records.isEmpty { Repo.logger.info("Restored \(records.count) queued writes from the local store.") }
+    }
+
+    /// Drops every unacknowledged write, locally, on disk and in the connection.
+    func purgeOutstandingWrites() {
+        perform {
+            var events = syncTree.removeAllWrites()
+            for record in transactions {
+                events += finishTransaction(record, error: DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled)), revert: false)
+            }
+            raise(events)
+            connection.purgeOutstandingWrites()
+        }
+    }
+
+    // MARK: - Validation
+
+    static func validateWrite(_ node: Node, at path: TreePath) throws(DatabaseError) {
+        if InfoTree.contains(path) { throw infoWriteError(path) }
+        do {
+            try Validation.validateWrite(node, at: path)
+        } catch {
+            throw DatabaseError(.invalidArgument, error.message)
+        }
+    }
+
+    static func infoWriteError(_ path: TreePath) -> DatabaseError {
+        DatabaseError(.invalidArgument, "\(path.wireForm) is in /.info, which is read-only.")
+    }
+}

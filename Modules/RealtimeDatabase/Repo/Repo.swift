@@ -1,0 +1,179 @@
+import CoreTree
+import Dispatch
+import Foundation
+import Logging
+import Persistence
+import Presence
+import QueryEngine
+import SyncProtocol
+
+/// The client's engine room: wires the sync tree, persistence, the connection, the `.info` tree,
+/// onDisconnect bookkeeping and the transaction queue together.
+///
+/// All state lives on one serial queue. Public API calls enter it synchronously (``perform(_:)``,
+/// re-entrant, so a write is durable and its local events queued before the call returns);
+/// connection callbacks enter it asynchronously, in the order the connection reports them.
+/// Listener blocks run on the callback queue, in order.
+final class Repo: @unchecked Sendable {
+    struct Configuration {
+        struct PersistenceSettings {
+            var backend: String
+            var directory: String
+            var cacheSizeBytes: Int
+        }
+        var endpoint: ConnectionEndpoint
+        var persistence: PersistenceSettings?
+        var callbackQueue: DispatchQueue
+        var tokenStore: AuthTokenStore
+        var backends: StorageBackends
+    }
+
+    static let logger = Logger(label: "rtdb.client")
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    let queue = DispatchQueue(label: "rtdb.repo")
+    let callbackQueue: DispatchQueue
+    weak var database: Database?
+    let tokenStore: AuthTokenStore
+
+    // State below is touched only on `queue`.
+    var syncTree: SyncTree!
+    var infoSyncTree: SyncTree!
+    var info = InfoTree()
+    var clock = ServerClock()
+    var onDisconnects = OnDisconnectTree()
+    var nextWriteId: Int64 = 1
+    var persistence: PersistenceManager?
+    var connection: PersistentConnection!
+    var observers: [DatabaseHandle: (registration: ObserverRegistration, query: QuerySpec)] = [:]
+    var nextHandle: DatabaseHandle = 1
+    var keptSynced: [QuerySpec: KeepSyncedRegistration] = [:]
+    var transactions: [TransactionRecord] = []
+    var nextTransactionId = 1
+    var pushIDs = PushIDGenerator()
+    var isShutDown = false
+
+    init(database: Database, configuration: Configuration) {
+        self.database = database
+        self.callbackQueue = configuration.callbackQueue
+        self.tokenStore = configuration.tokenStore
+        queue.setSpecific(key: Repo.queueKey, value: ObjectIdentifier(self))
+        let listens = RepoListenProvider()
+        let infoListens = InfoListenProvider()
+        let delegate = RepoConnectionDelegate()
+        if let settings = configuration.persistence {
+            persistence = Repo.openPersistence(settings, backends: configuration.backends)
+        }
+        syncTree = SyncTree(listenProvider: listens, persistence: persistence ?? NoPersistence())
+        infoSyncTree = SyncTree(listenProvider: infoListens)
+        if let persistence, let saved = try? persistence.engine.setting(named: Repo.authTokenSetting), !saved.isEmpty {
+            tokenStore.restore(String(decoding: saved, as: UTF8.self))
+        }
+        connection = PersistentConnection(
+            endpoint: configuration.endpoint, transport: WebSocketTransport(), delegate: delegate,
+            authTokenProvider: tokenStore)
+        listens.repo = self
+        infoListens.repo = self
+        delegate.repo = self
+        queue.sync { restoreWrites() }
+        connection.start()
+    }
+
+    private static func openPersistence(_ settings: Configuration.PersistenceSettings, backends: StorageBackends) -> PersistenceManager? {
+        do {
+            let policy = try CachePolicy(maxBytes: settings.cacheSizeBytes)
+            let backend = try backends.backend(named: settings.backend)
+            try FileManager.default.createDirectory(atPath: settings.directory, withIntermediateDirectories: true)
+            let (engine, report) = try StoreRecovery.open(backend, directory: settings.directory)
+            if let report {
+                logger.error("The local store was damaged (\(report.cause)); moved to \(report.movedTo), kept \(report.keptWrites) queued writes.")
+            }
+            return try PersistenceManager(engine: engine, policy: policy)
+        } catch {
+            // Firebase goes on without persistence when the disk cache cannot be opened; so do we, loudly.
+            logger.error("Persistence is off: the local store at \(settings.directory) could not be opened: \(error)")
+            return nil
+        }
+    }
+
+    /// Runs `body` on the repo queue and waits; runs it directly when already there (a
+    /// transaction block or a listener set up from inside the repo).
+    func perform<T>(_ body: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: Repo.queueKey) == ObjectIdentifier(self) { return try body() }
+        return try queue.sync(execute: body)
+    }
+
+    /// Runs `body` on the repo queue later, in order.
+    func enqueue(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// The sync tree serving `path`: the `.info` tree or the database's.
+    func tree(for path: TreePath) -> SyncTree {
+        InfoTree.contains(path) ? infoSyncTree : syncTree
+    }
+
+    // MARK: - Raising events
+
+    /// Hands events to their observers on the callback queue, in order.
+    func raise(_ events: [SyncEvent]) {
+        guard !events.isEmpty, let database else { return }
+        var deliveries: [@Sendable () -> Void] = []
+        deliveries.reserveCapacity(events.count)
+        for event in events {
+            switch event {
+            case .data(let data):
+                guard let registration = data.registration as? ObserverRegistration else { continue }
+                let isChildEvent = data.childName != nil
+                let snapshot = DataSnapshot(
+                    node: data.node, ref: DatabaseReference(database: database, path: data.path),
+                    index: isChildEvent ? .priority : data.query.params.index)
+                let previous = data.previousName?.stringValue
+                deliveries.append { registration.deliver(snapshot, previousSiblingKey: previous) }
+            case .cancel(let cancel):
+                guard let registration = cancel.registration as? ObserverRegistration else { continue }
+                observers[registration.handle] = nil
+                let error = DatabaseError(status: cancel.status, message: nil)
+                deliveries.append { registration.cancelled(error) }
+            }
+        }
+        callbackQueue.async { for delivery in deliveries { delivery() } }
+    }
+
+    /// Runs a completion block on the callback queue.
+    func complete(_ block: (@Sendable () -> Void)?) {
+        guard let block else { return }
+        callbackQueue.async(execute: block)
+    }
+
+    // MARK: - Lifecycle
+
+    static let authTokenSetting = "auth_token"
+
+    func authTokenChanged(_ token: String?) {
+        perform {
+            if let persistence {
+                do {
+                    try persistence.engine.saveSetting(named: Repo.authTokenSetting, Array((token ?? "").utf8))
+                } catch {
+                    Repo.logger.error("Could not keep the auth token on disk: \(error)")
+                }
+            }
+        }
+        connection.refreshAuthToken()
+    }
+
+    func shutdown() {
+        perform {
+            guard !isShutDown else { return }
+            isShutDown = true
+            connection.shutdown()
+            if let persistence {
+                do { try persistence.engine.close() } catch { Repo.logger.error("Closing the local store failed: \(error)") }
+            }
+        }
+    }
+
+    /// Milliseconds since 1970 by the server's clock, as this client estimates it.
+    var serverTime: Int64 { clock.serverMilliseconds() }
+}

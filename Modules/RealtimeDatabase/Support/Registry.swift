@@ -1,0 +1,54 @@
+import Foundation
+import Persistence
+import PersistenceSQLite
+
+/// The shared database instances, the configured default URL and the registered storage backends.
+final class Registry: @unchecked Sendable {
+    // Mutable state is guarded by `lock`.
+    static let shared = Registry()
+    private let lock = NSLock()
+    private var instances: [DatabaseURL: Database] = [:]
+    private var configuredURL: String?
+    private var extraBackends: [StorageBackend] = []
+
+    func configure(url: String) {
+        lock.withLock { configuredURL = url }
+    }
+
+    func defaultURL() -> String? {
+        if let configured = lock.withLock({ configuredURL }) { return configured }
+        let environment = ProcessInfo.processInfo.environment
+        if let host = environment["FIREBASE_DATABASE_EMULATOR_HOST"], !host.isEmpty {
+            let namespace = environment["FIREBASE_DATABASE_NAMESPACE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+            return "http://\(host)?ns=\(namespace)"
+        }
+        return environment["FIREBASE_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func database(url text: String) -> Database {
+        let parsed: DatabaseURL
+        do {
+            parsed = try DatabaseURL(parsing: text)
+        } catch {
+            preconditionFailure(error.message)
+        }
+        let key = DatabaseURL(endpoint: parsed.endpoint)
+        return lock.withLock {
+            if let existing = instances[key] { return existing }
+            let database = Database(parsed: key)
+            instances[key] = database
+            return database
+        }
+    }
+
+    func register(_ backend: StorageBackend) {
+        lock.withLock {
+            extraBackends.removeAll { $0.name == backend.name }
+            extraBackends.append(backend)
+        }
+    }
+
+    func backends() -> StorageBackends {
+        StorageBackends([.memory, SQLiteStore.sqlite] + lock.withLock { extraBackends })
+    }
+}
