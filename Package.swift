@@ -148,7 +148,7 @@ let package = Package(
             name: "RealtimeDatabaseTests",
             dependencies: [
                 "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "RealtimeServer",
-                "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "Presence", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: tests("RealtimeDatabaseTests")

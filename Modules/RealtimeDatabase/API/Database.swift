@@ -23,6 +23,7 @@ public final class Database: @unchecked Sendable {
     private var directory: String?
     private var queue = DispatchQueue(label: "rtdb.callbacks")
     private var tokenStore = AuthTokenStore()
+    private var startOffline = false
     static let logger = Logger(label: "rtdb.client")
 
     // MARK: - Instances
@@ -153,7 +154,11 @@ public final class Database: @unchecked Sendable {
     // MARK: - Connection
 
     /// Disconnects from the server; local writes and events go on, writes queue until ``goOnline()``.
-    public func goOffline() { repo.connection.goOffline() }
+    /// Called before first use, the client starts without connecting at all.
+    public func goOffline() {
+        lock.withLock { if started == nil { startOffline = true } }
+        repo.connection.goOffline()
+    }
 
     /// Reconnects after ``goOffline()``.
     public func goOnline() { repo.connection.goOnline() }
@@ -186,6 +191,7 @@ public final class Database: @unchecked Sendable {
                     : nil,
                 callbackQueue: queue,
                 tokenStore: tokenStore,
+                startOffline: startOffline,
                 backends: Registry.shared.backends())
             let repo = Repo(database: self, configuration: configuration)
             started = repo

@@ -14,22 +14,20 @@ extension Repo {
                 answerFromCache(query, box)
                 return
             }
-            connection.get(path: query.path, query: query.params.wireObject) { [weak self] result in
-                self?.enqueue {
-                    guard let self, let database = self.database else { return }
+            connection.get(path: query.path, query: query.params.wireObject, onComplete: onQueue { repo, result in
+                    guard let database = repo.database else { return }
                     switch result {
                     case .success(let node):
                         let snapshot = DataSnapshot(
                             node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
-                        self.complete { box.value(.success(snapshot)) }
+                        repo.complete { box.value(.success(snapshot)) }
                     case .failure(let failure) where failure.status == "permission_denied":
                         let error = DatabaseError(status: failure.status, message: failure.message)
-                        self.complete { box.value(.failure(error)) }
+                        repo.complete { box.value(.failure(error)) }
                     case .failure:
-                        self.answerFromCache(query, box)
+                        repo.answerFromCache(query, box)
                     }
-                }
-            }
+            })
         }
     }
 

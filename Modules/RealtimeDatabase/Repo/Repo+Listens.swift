@@ -1,5 +1,6 @@
 import CoreTree
 import Logging
+import Persistence
 import Presence
 import QueryEngine
 import SyncProtocol
@@ -75,12 +76,9 @@ extension Repo {
         connection.listen(
             request,
             hash: { [weak self] in self?.perform { hashBox.value() } ?? "" },
-            onComplete: { [weak self] status in
-                self?.enqueue {
-                    guard let self else { return }
-                    if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
-                    self.raise(completeBox.value(status.status))
-                }
+            onComplete: onQueue { repo, status in
+                if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
+                repo.raise(completeBox.value(status.status))
             })
     }
 

@@ -58,12 +58,10 @@ extension Repo {
     /// Registers a set to run on the server when this client disconnects.
     func onDisconnectSet(_ node: Node, at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
         try Repo.validateWrite(node, at: path)
-        connection.onDisconnectPut(path: path, data: node) { [weak self] status in
-            self?.enqueue {
-                if status.isOK { self?.onDisconnects.remember(node, at: path) }
-                self?.onDisconnectAnswered(status, completion)
-            }
-        }
+        connection.onDisconnectPut(path: path, data: node, onComplete: onQueue { repo, status in
+            if status.isOK { repo.onDisconnects.remember(node, at: path) }
+            repo.onDisconnectAnswered(status, completion)
+        })
     }
 
     /// Registers an update to run on the server when this client disconnects.
@@ -75,28 +73,24 @@ extension Repo {
             throw DatabaseError(.invalidArgument, error.message)
         }
         let box = UncheckedBox(children)
-        connection.onDisconnectMerge(path: path, children: children) { [weak self] status in
-            self?.enqueue {
-                if status.isOK { self?.onDisconnects.remember(update: box.value, at: path) }
-                self?.onDisconnectAnswered(status, completion)
-            }
-        }
+        connection.onDisconnectMerge(path: path, children: children, onComplete: onQueue { repo, status in
+            if status.isOK { repo.onDisconnects.remember(update: box.value, at: path) }
+            repo.onDisconnectAnswered(status, completion)
+        })
     }
 
     /// Cancels the onDisconnect writes registered at or below `path`.
     func onDisconnectCancel(at path: TreePath, completion: WriteCompletion?) {
-        connection.onDisconnectCancel(path: path) { [weak self] status in
-            self?.enqueue {
-                if status.isOK { self?.onDisconnects.forget(path) }
-                self?.onDisconnectAnswered(status, completion)
-            }
-        }
+        connection.onDisconnectCancel(path: path, onComplete: onQueue { repo, status in
+            if status.isOK { repo.onDisconnects.forget(path) }
+            repo.onDisconnectAnswered(status, completion)
+        })
     }
 
     private func onDisconnectAnswered(_ status: RequestStatus, _ completion: WriteCompletion?) {
         let error = status.isOK ? nil : DatabaseError(status: status.status, message: status.message)
         if let error, completion == nil { Repo.logger.warning("An onDisconnect operation failed: \(error)") }
-        complete(completion.map { block in { block(error) } })
+        if let completion { complete { completion(error) } }
     }
 }
 

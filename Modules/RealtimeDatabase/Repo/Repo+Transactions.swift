@@ -86,12 +86,10 @@ extension Repo {
         }
         record.status = .sent
         let writeId = record.writeId
-        connection.put(path: record.path, data: record.output, hash: current.hash) { [weak self, weak record] status in
-            self?.enqueue {
-                guard let self, let record, record.writeId == writeId else { return }
-                self.transactionAnswered(record, status)
-            }
-        }
+        connection.put(path: record.path, data: record.output, hash: current.hash, onComplete: onQueue { repo, status in
+            guard let record = repo.transactions.first(where: { $0.writeId == writeId }) else { return }
+            repo.transactionAnswered(record, status)
+        })
     }
 
     private func transactionAnswered(_ record: TransactionRecord, _ status: RequestStatus) {

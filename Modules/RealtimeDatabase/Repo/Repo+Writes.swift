@@ -29,9 +29,7 @@ extension Repo {
             var events = (try? syncTree.applyUserOverwrite(path: path, node: resolved, writeId: writeId, persist: false)) ?? []
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
             raise(events)
-            connection.put(path: path, data: node) { [weak self] status in
-                self?.enqueue { self?.writeAcknowledged(writeId, status, completion) }
-            }
+            connection.put(path: path, data: node, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
         }
     }
 
@@ -44,7 +42,7 @@ extension Repo {
             throw DatabaseError(.invalidArgument, error.message)
         }
         if children.isEmpty {
-            complete(completion.map { block in { block(nil) } })
+            if let completion { complete { completion(nil) } }
             return
         }
         try perform { () throws(DatabaseError) in
@@ -60,9 +58,7 @@ extension Repo {
                 events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
             }
             raise(events)
-            connection.merge(path: path, children: children) { [weak self] status in
-                self?.enqueue { self?.writeAcknowledged(writeId, status, completion) }
-            }
+            connection.merge(path: path, children: children, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
         }
     }
 
@@ -78,20 +74,20 @@ extension Repo {
     func writeAcknowledged(_ writeId: Int64, _ status: RequestStatus, _ completion: WriteCompletion?) {
         if status.status == "write_canceled" {
             // purgeOutstandingWrites() already reverted it.
-            complete(completion.map { block in { block(DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled))) } })
+            if let completion { complete { completion(DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled))) } }
             return
         }
         let error = status.isOK ? nil : DatabaseError(status: status.status, message: status.message)
         if let error { Repo.logger.warning("A write was rejected by the server and reverted: \(error)") }
         raise(syncTree.ackUserWrite(writeId: writeId, revert: !status.isOK))
-        complete(completion.map { block in { block(error) } })
+        if let completion { complete { completion(error) } }
         sendReadyTransactions()
     }
 
     /// Resends the writes the disk queue kept from an earlier run, in order, and shows them.
     func restoreWrites() {
         guard let persistence else { return }
-        let records: [UserWriteRecord]
+        let records: [Persistence.UserWriteRecord]
         do {
             records = try persistence.userWrites()
         } catch {
@@ -101,9 +97,7 @@ extension Repo {
         for record in records {
             let writeId = record.writeId
             nextWriteId = max(nextWriteId, writeId + 1)
-            let ack: @Sendable (RequestStatus) -> Void = { [weak self] status in
-                self?.enqueue { self?.writeAcknowledged(writeId, status, nil) }
-            }
+            let ack: @Sendable (RequestStatus) -> Void = onQueue { repo, status in repo.writeAcknowledged(writeId, status, nil) }
             switch record.kind {
             case .overwrite(let node):
                 connection.put(path: record.path, data: node, onComplete: ack)

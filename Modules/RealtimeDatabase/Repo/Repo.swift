@@ -25,6 +25,7 @@ final class Repo: @unchecked Sendable {
         var persistence: PersistenceSettings?
         var callbackQueue: DispatchQueue
         var tokenStore: AuthTokenStore
+        var startOffline: Bool
         var backends: StorageBackends
     }
 
@@ -76,6 +77,7 @@ final class Repo: @unchecked Sendable {
         infoListens.repo = self
         delegate.repo = self
         queue.sync { restoreWrites() }
+        if configuration.startOffline { connection.goOffline() }
         connection.start()
     }
 
@@ -98,9 +100,18 @@ final class Repo: @unchecked Sendable {
 
     /// Runs `body` on the repo queue and waits; runs it directly when already there (a
     /// transaction block or a listener set up from inside the repo).
-    func perform<T>(_ body: () throws -> T) rethrows -> T {
+    func perform<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         if DispatchQueue.getSpecific(key: Repo.queueKey) == ObjectIdentifier(self) { return try body() }
-        return try queue.sync(execute: body)
+        let result: Result<T, E> = queue.sync { Result { () throws(E) in try body() } }
+        return try result.get()
+    }
+
+    /// A callback for the connection that continues on the repo queue, if the repo still exists.
+    func onQueue<Value: Sendable>(_ body: @escaping @Sendable (Repo, Value) -> Void) -> @Sendable (Value) -> Void {
+        { [weak self] value in
+            guard let self else { return }
+            self.enqueue { body(self, value) }
+        }
     }
 
     /// Runs `body` on the repo queue later, in order.
@@ -137,7 +148,8 @@ final class Repo: @unchecked Sendable {
                 deliveries.append { registration.cancelled(error) }
             }
         }
-        callbackQueue.async { for delivery in deliveries { delivery() } }
+        let batch = deliveries
+        callbackQueue.async { for delivery in batch { delivery() } }
     }
 
     /// Runs a completion block on the callback queue.

@@ -49,6 +49,6 @@ final class Registry: @unchecked Sendable {
     }
 
     func backends() -> StorageBackends {
-        StorageBackends([.memory, SQLiteStore.sqlite] + lock.withLock { extraBackends })
+        StorageBackends([.memory, .sqlite] + lock.withLock { extraBackends })
     }
 }

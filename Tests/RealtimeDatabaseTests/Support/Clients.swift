@@ -1,0 +1,70 @@
+import Foundation
+import Persistence
+import PersistenceLevelDB
+import PersistenceLMDB
+@testable import RealtimeDatabase
+import TestSupport
+
+/// Makes client instances for the end-to-end tests: independent `Database` objects against one
+/// server, each with its own persistence directory unless told otherwise.
+enum Clients {
+    static let registered: Void = {
+        Database.registerPersistenceBackend(.lmdb)
+        Database.registerPersistenceBackend(.leveldb)
+    }()
+
+    /// A client of `server` in `namespace`; with `backend` set, persistence is on there.
+    static func make(
+        _ server: ServerProcess, namespace: String, backend: String? = nil, directory: String? = nil,
+        cacheSizeBytes: UInt? = nil
+    ) throws -> Database {
+        try make(url: server.databaseURL(namespace: namespace), backend: backend, directory: directory, cacheSizeBytes: cacheSizeBytes)
+    }
+
+    static func make(url: String, backend: String? = nil, directory: String? = nil, cacheSizeBytes: UInt? = nil) throws -> Database {
+        _ = registered
+        let database = try Database(url: url)
+        if let backend {
+            database.isPersistenceEnabled = true
+            database.persistenceBackendName = backend
+            database.persistenceDirectory = directory ?? temporaryDirectory("client-\(backend)")
+            if let cacheSizeBytes { database.persistenceCacheSizeBytes = cacheSizeBytes }
+        }
+        return database
+    }
+
+    static func temporaryDirectory(_ label: String) -> String {
+        NSTemporaryDirectory() + "rtdb-\(label)-\(UUID().uuidString)"
+    }
+
+    static func namespace(_ label: String) -> String {
+        label + UUID().uuidString.prefix(8).lowercased()
+    }
+}
+
+/// Collects what observers saw, from the callback queue, for assertions on the test's task.
+final class Recorder: @unchecked Sendable {
+    // `entries` is guarded by `lock`.
+    private let lock = NSLock()
+    private var entries: [String] = []
+
+    func record(_ entry: String) { lock.withLock { entries.append(entry) } }
+    var all: [String] { lock.withLock { entries } }
+    var count: Int { all.count }
+    func contains(_ entry: String) -> Bool { all.contains(entry) }
+
+    /// Waits until `count` entries have arrived.
+    func waitFor(count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+        try await waitUntil(timeout: timeout) { self.count >= count }
+    }
+
+    /// Waits until an entry equal to `entry` has arrived.
+    func waitFor(_ entry: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+        try await waitUntil(timeout: timeout) { self.contains(entry) }
+    }
+}
+
+extension DataSnapshot {
+    /// The snapshot as compact JSON, for comparisons.
+    var json: String { node.jsonString(format: .plain) }
+}

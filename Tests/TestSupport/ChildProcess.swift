@@ -1,0 +1,131 @@
+public import Foundation
+
+/// The path of an executable built next to the running test binary.
+public func builtExecutable(named name: String) throws -> URL {
+    let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = testBinary.deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = directory.appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        directory.deleteLastPathComponent()
+    }
+    throw SupportFailure("\(name) is not built next to \(testBinary.path); run `swift build --build-tests` first")
+}
+
+/// A child process whose standard output is collected as it arrives.
+public final class ChildProcess: @unchecked Sendable {
+    // `buffer` is guarded by `lock`.
+    public let process = Process()
+    private let lock = NSLock()
+    private var buffer = Data()
+
+    /// Starts `executable` with `arguments`; standard error is discarded unless `showErrors`.
+    public init(executable: URL, arguments: [String], environment: [String: String]? = nil, showErrors: Bool = false) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = showErrors ? FileHandle.standardError : FileHandle.nullDevice
+        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.withLock { self.buffer.append(data) }
+        }
+        try process.run()
+    }
+
+    /// Everything written to standard output so far.
+    public var output: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
+
+    /// Waits (polling, without blocking a thread) until the output contains `text`.
+    public func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws {
+        let seen = try await waitUntil(timeout: timeout) { self.output.contains(text) || !self.process.isRunning }
+        guard seen, output.contains(text) else {
+            throw SupportFailure("\(process.executableURL?.lastPathComponent ?? "child") never printed \"\(text)\"; it printed: \(output.suffix(2000))")
+        }
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    public func stop(signal: Int32 = SIGTERM) async {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+/// A real rtdb-server process for end-to-end tests, restartable on the same port and data directory.
+public final class ServerProcess: @unchecked Sendable {
+    public let backend: String
+    public let directory: String
+    public private(set) var port: Int
+    private var child: ChildProcess
+
+    private init(backend: String, directory: String, port: Int, child: ChildProcess) {
+        self.backend = backend
+        self.directory = directory
+        self.port = port
+        self.child = child
+    }
+
+    /// Starts rtdb-server on a free loopback port (or `port`), storing in `directory`.
+    public static func launch(backend: String = "sqlite", directory: String? = nil, port: Int = 0) async throws -> ServerProcess {
+        let directory = directory ?? NSTemporaryDirectory() + "rtdb-e2e-\(UUID().uuidString)"
+        let (child, actualPort) = try await start(backend: backend, directory: directory, port: port)
+        return ServerProcess(backend: backend, directory: directory, port: actualPort, child: child)
+    }
+
+    private static func start(backend: String, directory: String, port: Int) async throws -> (ChildProcess, Int) {
+        var lastError: (any Error)?
+        for _ in 0..<50 {
+            let child = try ChildProcess(
+                executable: try builtExecutable(named: "rtdb-server"),
+                arguments: ["--host", "127.0.0.1", "--port", "\(port)", "--backend", backend, "--data-dir", directory, "--log-level", "error"])
+            do {
+                try await child.waitForOutput("listening on http://127.0.0.1:")
+                let text = child.output
+                let range = text.range(of: "listening on http://127.0.0.1:")!
+                return (child, Int(text[range.upperBound...].prefix { $0.isNumber })!)
+            } catch {
+                // The port may still be held by the previous process for a moment: try again.
+                lastError = error
+                await child.stop(signal: SIGKILL)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        throw lastError ?? SupportFailure("rtdb-server did not start")
+    }
+
+    /// The URL a client uses for `namespace`.
+    public func databaseURL(namespace: String) -> String { "http://127.0.0.1:\(port)?ns=\(namespace)" }
+
+    /// The REST URL of `path` in `namespace`.
+    public func restURL(_ path: String, namespace: String) -> String { "http://127.0.0.1:\(port)/\(path).json?ns=\(namespace)" }
+
+    /// Reads `path` over REST, as JSON.
+    public func read(_ path: String, namespace: String) async throws -> Any? {
+        try await restRequest("GET", restURL(path, namespace: namespace)).json
+    }
+
+    /// Writes JSON text at `path` over REST.
+    public func write(_ path: String, json: String, namespace: String) async throws {
+        let reply = try await restRequest("PUT", restURL(path, namespace: namespace), body: json)
+        guard reply.status == 200 else { throw SupportFailure("PUT \(path) failed: \(reply.status) \(reply.body)") }
+    }
+
+    /// Stops the server (SIGKILL when `hard`), keeping its data directory.
+    public func stop(hard: Bool = false) async {
+        await child.stop(signal: hard ? SIGKILL : SIGTERM)
+    }
+
+    /// Starts it again on the same port and data.
+    public func restart() async throws {
+        await stop()
+        (child, port) = try await ServerProcess.start(backend: backend, directory: directory, port: port)
+    }
+
+    /// Stops it and deletes its data.
+    public func shutDown() async {
+        await stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,17 @@
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+/// Never blocks a thread (tests run on a two-thread cooperative pool).
+public func waitUntil(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return try await condition()
+}
+
+/// A test expectation that failed in setup, with a message.
+public struct SupportFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
