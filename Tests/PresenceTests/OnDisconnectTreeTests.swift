@@ -16,7 +16,7 @@ import Testing
 
     @Test func aSetBelowARememberedValueLandsInsideIt() {
         var tree = OnDisconnectTree()
-        tree.remember(Node(children: [(key: "x", value: leaf("1"))]), at: "a")
+        tree.remember(Node(children: [(key: ChildKey("x"), value: leaf("1"))]), at: "a")
         tree.remember(leaf("2"), at: "a/y")
         #expect(tree.writes.count == 1)
         #expect(tree.writes[0].node.child(at: "x") == leaf("1"))
@@ -30,7 +30,7 @@ import Testing
         tree.remember(leaf("3"), at: "d")
         tree.forget("a")
         #expect(tree.writes.map(\.path) == ["d"])
-        tree.remember(Node(children: [(key: "x", value: leaf("1")), (key: "y", value: leaf("2"))]), at: "e")
+        tree.remember(Node(children: [(key: ChildKey("x"), value: leaf("1")), (key: ChildKey("y"), value: leaf("2"))]), at: "e")
         tree.forget("e/x")
         #expect(tree.writes.last?.node.child(at: "x").isEmpty == true)
         #expect(tree.writes.last?.node.child(at: "y") == leaf("2"))

@@ -88,11 +88,11 @@ struct ClientHandshakeTests {
         connection.put(path: "kept", data: Node(.string("v")))
         let server = try await FakeServer.connect(transport)
         let auth = try await server.nextRequest()
+        provider.setToken("new.token.here")
         server.side.sendMessage(ServerMessage.reply(auth.number, status: "invalid_token", message: "bad token"))
         #expect(await eventually { server.side.isClosedByClient })
         #expect(delegate.authReports == [false])
 
-        provider.setToken("new.token.here")
         let second = try await FakeServer.connect(transport)
         let reauth = try await second.nextRequest()
         guard case .auth(let credential, _, _) = reauth.action else {

@@ -71,7 +71,8 @@ struct ClientWriteTests {
     @Test("A sent compare-and-set put completes with disconnected when the connection drops; plain puts are re-sent")
     func hashPutDisconnected() async throws {
         let transport = InMemoryTransport()
-        let connection = startConnection(transport, delegate: RecordingDelegate())
+        let delegate = RecordingDelegate()
+        let connection = startConnection(transport, delegate: delegate)
         defer { connection.shutdown() }
         let server = try await FakeServer.connect(transport)
         let statuses = Recorder<(String, RequestStatus)>()
@@ -87,10 +88,12 @@ struct ClientWriteTests {
         #expect(try await second.expectSilence())
         // An unsent compare-and-set put stays queued across a drop.
         second.side.drop()
+        #expect(await eventually { delegate.disconnectCount == 2 })
         connection.put(path: "later", data: Node(.number(3)), hash: "h2", onComplete: { statuses.append(("later", $0)) })
         let third = try await FakeServer.connect(transport)
         let both = try await third.nextRequests(2)
         #expect(both.compactMap { putFields($0)?.path } == ["plain", "later"])
+        #expect(statuses.all.count == 1)
     }
 
     @Test("purgeOutstandingWrites cancels queued and sent writes and onDisconnect operations")

@@ -9,7 +9,10 @@ public struct RESTReply: Sendable {
     public let body: String
 
     /// The body parsed as JSON (`nil` for `null` or non-JSON).
-    public var json: Any? { try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed]) }
+    public var json: Any? {
+        let value = try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])
+        return value is NSNull ? nil : value
+    }
 }
 
 /// Sends one HTTP request and returns status and body.

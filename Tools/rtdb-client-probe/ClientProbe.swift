@@ -35,15 +35,22 @@ struct WriteOffline: AsyncParsableCommand {
         database.persistenceBackendName = backend
         database.persistenceDirectory = directory
         database.goOffline()
-        let ref = database.reference(withPath: path)
+        writeAll(to: database.reference(withPath: path))
+        while true { try await Task.sleep(for: .seconds(60)) }
+    }
+
+    /// Each `setValue` returns once the write is durable in the local queue; only then is it reported.
+    private func writeAll(to ref: DatabaseReference) {
         for index in 0..<count {
             ref.child("items/\(index)").setValue(index)
             ref.child("last").setValue(index)
-            print("wrote \(index)")
-            fflush(stdout)
+            report("wrote \(index)")
         }
-        print("done")
-        fflush(stdout)
-        while true { try await Task.sleep(for: .seconds(60)) }
+        report("done")
+    }
+
+    /// Writes a line to standard output unbuffered, so a SIGKILL loses nothing already reported.
+    private func report(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

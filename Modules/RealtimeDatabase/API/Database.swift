@@ -24,6 +24,8 @@ public final class Database: @unchecked Sendable {
     private var queue = DispatchQueue(label: "rtdb.callbacks")
     private var tokenStore = AuthTokenStore()
     private var startOffline = false
+    /// The transport the connection uses; tests swap in an in-memory one before first use.
+    var transport: any Transport = WebSocketTransport()
     static let logger = Logger(label: "rtdb.client")
 
     // MARK: - Instances
@@ -192,6 +194,7 @@ public final class Database: @unchecked Sendable {
                 callbackQueue: queue,
                 tokenStore: tokenStore,
                 startOffline: startOffline,
+                transport: transport,
                 backends: Registry.shared.backends())
             let repo = Repo(database: self, configuration: configuration)
             started = repo

@@ -26,6 +26,7 @@ final class Repo: @unchecked Sendable {
         var callbackQueue: DispatchQueue
         var tokenStore: AuthTokenStore
         var startOffline: Bool
+        var transport: any Transport
         var backends: StorageBackends
     }
 
@@ -36,6 +37,7 @@ final class Repo: @unchecked Sendable {
     let callbackQueue: DispatchQueue
     weak var database: Database?
     let tokenStore: AuthTokenStore
+    let connectionEndpoint: ConnectionEndpoint
 
     // State below is touched only on `queue`.
     var syncTree: SyncTree!
@@ -58,6 +60,7 @@ final class Repo: @unchecked Sendable {
         self.database = database
         self.callbackQueue = configuration.callbackQueue
         self.tokenStore = configuration.tokenStore
+        self.connectionEndpoint = configuration.endpoint
         queue.setSpecific(key: Repo.queueKey, value: ObjectIdentifier(self))
         let listens = RepoListenProvider()
         let infoListens = InfoListenProvider()
@@ -71,7 +74,7 @@ final class Repo: @unchecked Sendable {
             tokenStore.restore(String(decoding: saved, as: UTF8.self))
         }
         connection = PersistentConnection(
-            endpoint: configuration.endpoint, transport: WebSocketTransport(), delegate: delegate,
+            endpoint: configuration.endpoint, transport: configuration.transport, delegate: delegate,
             authTokenProvider: tokenStore)
         listens.repo = self
         infoListens.repo = self

@@ -1,7 +1,9 @@
+import CoreTree
 import Foundation
 import Persistence
 import PersistenceLevelDB
 import PersistenceLMDB
+import SyncProtocol
 @testable import RealtimeDatabase
 import TestSupport
 
@@ -64,7 +66,24 @@ final class Recorder: @unchecked Sendable {
     }
 }
 
+extension Database {
+    /// The namespace this client talks to.
+    var namespaceForTests: String { repo.connectionEndpoint.namespace }
+}
+
 extension DataSnapshot {
     /// The snapshot as compact JSON, for comparisons.
     var json: String { node.jsonString(format: .plain) }
+}
+
+extension DatabaseReference {
+    /// `setValue` without waiting for the server. In an `async` function a bare `setValue(x)`
+    /// picks the `async throws` overload (as with Firebase's SDK), so tests call this instead.
+    func write(_ value: Any?) { setValue(value) }
+
+    /// `setValue(from:)` without waiting for the server.
+    func writeEncoded<T: Encodable>(_ value: T) throws { try setValue(from: value) }
+
+    /// `setPriority` without waiting for the server.
+    func writePriority(_ priority: Any?) { setPriority(priority) }
 }

@@ -1,0 +1,145 @@
+import Foundation
+@testable import RealtimeDatabase
+import TestSupport
+import Testing
+
+/// The API surface without a server: validation at the call, snapshots in Foundation form,
+/// Codable, URLs, async sequences. An offline client answers everything locally.
+@Suite("API")
+struct APITests {
+    private func offlineClient() throws -> Database {
+        let database = try Clients.make(url: "http://127.0.0.1:9?ns=api")
+        database.goOffline()
+        return database
+    }
+
+    @Test func invalidValuesAndPathsFailAtTheCallAndWriteNothing() async throws {
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let ref = database.reference(withPath: "things")
+        ref.write(["ok": 1])
+        await #expect(throws: DatabaseError.self) { try await ref.setValue(["bad.key": 1]) }
+        await #expect(throws: DatabaseError.self) { try await ref.setValue(Double.nan) }
+        await #expect(throws: DatabaseError.self) { try await ref.setValue(Date()) }
+        await #expect(throws: DatabaseError.self) { try await ref.updateChildValues(["a/b": 1, "a": 2]) }
+        await #expect(throws: DatabaseError.self) { try await ref.updateChildValues(["x$y": 1]) }
+        await #expect(throws: DatabaseError.self) { try await database.reference(withPath: ".info/connected").setValue(true) }
+        let deep = (0..<40).map { "k\($0)" }.joined(separator: "/")
+        await #expect(throws: DatabaseError.self) { try await ref.updateChildValues([deep: 1]) }
+        do {
+            try await ref.setValue(["a": ["b#": true]])
+            Issue.record("an invalid nested key was accepted")
+        } catch let error as DatabaseError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("b#"), "the message names the key: \(error.message)")
+        }
+        let reported = Recorder()
+        ref.setValue(["no/slash": 1]) { error, _ in reported.record((error as? DatabaseError)?.code.rawValue ?? "none") }
+        #expect(try await reported.waitFor(count: 1))
+        #expect(reported.all == ["invalid_argument"])
+        let snapshot = await ref.observeSingleEvent(of: .value)
+        #expect(snapshot.json == #"{"ok":1}"#, "nothing invalid was written")
+        #expect(throws: DatabaseError.self) { try DatabaseReference.validatePath("a/b[0]") }
+    }
+
+    @Test func snapshotsHandOutFoundationValues() async throws {
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let ref = database.reference(withPath: "profile")
+        ref.write(["name": "Ada", "age": 36, "score": 9.5, "admin": true, "tags": ["x", "y"], "nested": ["deep": ["er": 1]]])
+        ref.child("name").writePriority(2)
+        let snapshot = await ref.observeSingleEvent(of: .value)
+        #expect(snapshot.exists())
+        #expect(snapshot.key == "profile")
+        #expect(snapshot.childrenCount == 6)
+        #expect(snapshot.hasChild("nested/deep/er"))
+        #expect(!snapshot.hasChild("missing"))
+        #expect(snapshot.childSnapshot(forPath: "admin").value as? Bool == true)
+        #expect(snapshot.childSnapshot(forPath: "age").value as? Int == 36)
+        #expect(snapshot.childSnapshot(forPath: "score").value as? TimeInterval == 9.5)
+        #expect(snapshot.childSnapshot(forPath: "tags").value as? [Any] != nil)
+        #expect(snapshot.childSnapshot(forPath: "name").priority as? Int == 2)
+        #expect((snapshot.value as? [String: Any])?["name"] as? String == "Ada")
+        let exported = snapshot.childSnapshot(forPath: "name").valueInExportFormat as? [String: Any]
+        #expect(exported?[".priority"] as? Int == 2)
+        #expect(exported?[".value"] as? String == "Ada")
+        let keys = snapshot.children.allObjects.compactMap { ($0 as? DataSnapshot)?.key }
+        #expect(keys == ["admin", "age", "nested", "score", "tags", "name"], "priority order: no priority first, then by key")
+        let missing = snapshot.childSnapshot(forPath: "missing")
+        #expect(!missing.exists())
+        #expect("\(missing.value ?? "null")" != "")
+        #expect(missing.ref.url.hasSuffix("/profile/missing?ns=api"))
+    }
+
+    @Test func codableValuesRoundTrip() async throws {
+        struct Dino: Codable, Equatable {
+            var name: String
+            var height: Double
+            var tags: [String]
+        }
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let ref = database.reference(withPath: "dinos/t-rex")
+        let dino = Dino(name: "T. rex", height: 4.0, tags: ["big", "old"])
+        try ref.writeEncoded(dino)
+        let snapshot = await ref.observeSingleEvent(of: .value)
+        #expect(try snapshot.data(as: Dino.self) == dino)
+        #expect(throws: DecodingError.self) { try snapshot.childSnapshot(forPath: "name").data(as: Dino.self) }
+    }
+
+    @Test func eventsArriveAsAnAsyncSequence() async throws {
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let list = database.reference(withPath: "list")
+        list.write(["a": 1])
+        var received: [String] = []
+        for try await event in list.queryOrderedByKey().events(of: [.childAdded]) {
+            received.append("\(event.type) \(event.snapshot.key) after \(event.previousSiblingKey ?? "-")")
+            if received.count == 1 { list.child("b").write(2) }
+            if received.count == 2 { break }
+        }
+        #expect(received == ["childAdded a after -", "childAdded b after a"])
+        var values: [String] = []
+        for try await snapshot in list.child("a").values {
+            values.append("\(snapshot.value ?? "nil")")
+            if values.count == 1 { list.child("a").write(5) } else { break }
+        }
+        #expect(values == ["1", "5"])
+    }
+
+    @Test func urlsAndReferences() throws {
+        let database = try Clients.make(url: "https://my-app.firebaseio.com")
+        #expect(database.reference(withPath: "a/b").url == "https://my-app.firebaseio.com/a/b")
+        let ref = database.reference().child("users").child("ada/posts")
+        #expect(ref.key == "posts")
+        #expect(ref.parent?.key == "ada")
+        #expect(ref.root.key == nil)
+        #expect(database.reference(fromURL: "https://my-app.firebaseio.com/x/y").key == "y")
+        let local = try Clients.make(url: "http://localhost:9000?ns=demo")
+        #expect(local.reference(withPath: "a").url == "http://localhost:9000/a?ns=demo")
+        #expect(throws: DatabaseError.self) { try Database(url: "ftp://example.com") }
+        #expect(throws: DatabaseError.self) { try Database(url: "not a url") }
+    }
+
+    @Test func childByAutoIdMakesOrderedUniqueKeys() throws {
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let list = database.reference(withPath: "pushed")
+        let keys = (0..<200).map { _ in list.childByAutoId().key! }
+        #expect(Set(keys).count == 200)
+        #expect(keys == keys.sorted())
+        #expect(keys.allSatisfy { $0.count == 20 })
+    }
+
+    @Test func serverTimestampsAreEstimatedLocally() async throws {
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        let ref = database.reference(withPath: "stamped")
+        let before = Date().timeIntervalSince1970 * 1000
+        ref.write(["at": ServerValue.timestamp(), "n": ServerValue.increment(5)])
+        let snapshot = await ref.observeSingleEvent(of: .value)
+        let stamp = snapshot.childSnapshot(forPath: "at").value as? Double ?? 0
+        #expect(stamp >= before - 1 && stamp <= Date().timeIntervalSince1970 * 1000 + 1)
+        #expect(snapshot.childSnapshot(forPath: "n").value as? Int == 5)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SyncProtocol
+import TestSupport
+
+/// A scripted server on the in-memory transport, for behaviour a real server will not produce
+/// on demand (endless `datastale`, the exact auth frame).
+final class FakeServer: @unchecked Sendable {
+    /// One request the client sent.
+    struct Request: @unchecked Sendable {
+        let number: Int
+        let action: String
+        let body: [String: Any]
+    }
+
+    let transport = InMemoryTransport()
+    // `requests` is guarded by `lock`.
+    private let lock = NSLock()
+    private var received: [Request] = []
+    private var task: Task<Void, Never>?
+
+    /// Serves connections: handshake, then each request goes to `handle`, which sends pushes
+    /// and returns the reply's status and data JSON.
+    func start(_ handle: @escaping @Sendable (Request, InMemoryServerSide) -> (status: String, data: String)) {
+        let transport = transport
+        task = Task {
+            while !Task.isCancelled {
+                guard let side = try? await transport.accept(timeout: .seconds(60)) else { continue }
+                side.sendHandshake()
+                while let message = try? await side.receiveMessage(timeout: .seconds(60)) {
+                    guard let request = FakeServer.parse(message) else { continue }
+                    self.lock.withLock { self.received.append(request) }
+                    let reply = handle(request, side)
+                    side.sendReply(request.number, status: reply.status, dataJSON: reply.data)
+                }
+            }
+        }
+    }
+
+    var requests: [Request] { lock.withLock { received } }
+
+    func stop() { task?.cancel() }
+
+    private static func parse(_ message: String) -> Request? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any],
+              object["t"] as? String == "d", let data = object["d"] as? [String: Any],
+              let number = data["r"] as? Int, let action = data["a"] as? String
+        else { return nil }
+        return Request(number: number, action: action, body: data["b"] as? [String: Any] ?? [:])
+    }
+}
+
+/// An unsigned JWT with the given expiry, as the emulators accept.
+func testJWT(expiresIn seconds: TimeInterval, subject: String = "user-1") -> String {
+    func encode(_ object: [String: Any]) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+    let now = Date().timeIntervalSince1970
+    let header = encode(["alg": "none", "typ": "JWT"])
+    let claims = encode(["sub": subject, "user_id": subject, "iat": Int(now) - 10, "exp": Int(now + seconds)])
+    return "\(header).\(claims)."
+}
