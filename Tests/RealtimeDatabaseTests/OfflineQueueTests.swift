@@ -61,7 +61,7 @@ struct OfflineQueueTests {
 
         let first = try Clients.make(server, namespace: namespace, backend: backend, directory: directory)
         first.goOffline()
-        writeSequence(first, count: 40)
+        writeSequence(first, count: 100)
         first.shutdown()
         #expect(try await server.read("queue", namespace: namespace) == nil)
 
@@ -70,8 +70,8 @@ struct OfflineQueueTests {
         // The restored writes show locally before the server has them.
         let local = Recorder()
         second.reference(withPath: "queue/last").observe(.value) { local.record("\($0.value ?? "nil")") }
-        #expect(try await local.waitFor("39"))
-        try await expectSequence(on: server, namespace: namespace, count: 40)
+        #expect(try await local.waitFor("99"))
+        try await expectSequence(on: server, namespace: namespace, count: 100)
     }
 
     @Test("The queue survives a SIGKILL of the client process", arguments: ["sqlite", "lmdb", "leveldb"])
@@ -95,8 +95,10 @@ struct OfflineQueueTests {
         #expect(reported >= 300)
         #expect(try await server.read("queue", namespace: namespace) == nil)
 
+        // A new client on the same directory (its first reference starts it) resends the queue.
         let client = try Clients.make(server, namespace: namespace, backend: backend, directory: directory)
         defer { client.shutdown() }
+        _ = client.reference()
         var last = -1
         let arrived = try await waitUntil(timeout: .seconds(30)) {
             last = try await server.read("queue/last", namespace: namespace) as? Int ?? -1

@@ -158,6 +158,22 @@ struct ClientHandshakeTests {
         #expect(delegate.authReports == [true, true, false])
     }
 
+    @Test("refreshAuthToken while waiting out the backoff for a token connects at once, forcing a refresh")
+    func refreshWhileWaiting() async throws {
+        let transport = InMemoryTransport()
+        let provider = ScriptedTokenProvider(token: "a.b.c", failures: 1)
+        let connection = startConnection(
+            transport, delegate: RecordingDelegate(), provider: provider,
+            configuration: fastConfiguration { $0.backoff = BackoffPolicy(minimumDelay: .seconds(30), maximumDelay: .seconds(30)) })
+        defer { connection.shutdown() }
+        #expect(await eventually { provider.calls.count == 1 })
+        #expect(await transport.expectNoConnection(within: .milliseconds(100)), "backing off for 9 s or more")
+        connection.refreshAuthToken()
+        let server = try await FakeServer.connect(transport)
+        #expect(provider.calls == [false, true])
+        #expect(try await server.nextRequest().name == "auth")
+    }
+
     @Test("A connect that never answers times out and is retried")
     func connectTimeout() async throws {
         let transport = InMemoryTransport()

@@ -8,7 +8,7 @@ struct ClientBenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-client-benchmark",
         abstract: "Benchmarks of the RealtimeDatabase client: local latency, local writes/s, cold start of a persisted cache.",
-        subcommands: [LatencyCommand.self, WritesCommand.self, ColdStartCommand.self, AllCommand.self, ColdOpenCommand.self])
+        subcommands: [LatencyCommand.self, WritesCommand.self, ColdStartCommand.self, AllCommand.self, ColdOpenCommand.self, InspectCacheCommand.self])
 }
 
 /// Options every benchmark shares.
@@ -106,10 +106,11 @@ struct ColdStartOptions: ParsableArguments {
     @Option(help: "The cache budget in bytes (the default 10 MB would prune a ~10 MB cache).") var cacheBytes: UInt = 20_000_000
     @Option(help: "Cold opens in this process per backend.") var repeats = 5
     @Option(help: "Cold opens in fresh child processes per backend (0 for none).") var childRepeats = 5
+    @Flag(help: "Keep each backend's cache directory (see the hidden inspect-cache subcommand).") var keepData = false
 
     func benchmark(timeout: Duration) throws -> ColdStartBenchmark {
         ColdStartBenchmark(
             stores: try parseStores(stores), locations: locations, childrenPerLocation: children, childBytes: childBytes,
-            cacheBytes: cacheBytes, repeats: repeats, childRepeats: childRepeats, timeout: timeout)
+            cacheBytes: cacheBytes, repeats: repeats, childRepeats: childRepeats, timeout: timeout, keepData: keepData)
     }
 }

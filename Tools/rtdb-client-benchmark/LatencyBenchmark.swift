@@ -8,6 +8,10 @@ struct LatencyResult: Sendable {
     let event: Percentiles
     /// From before `setValue` to its return (the write durable in the local queue).
     let call: Percentiles
+    /// The event latency over the first and the last tenth of the samples (the queue of
+    /// unacknowledged writes grows by one per write, offline).
+    let firstTenth: Percentiles
+    let lastTenth: Percentiles
 }
 
 /// `latency`: an offline client with a `.value` observer on one location sets a new value,
@@ -70,16 +74,22 @@ struct LatencyBenchmark {
                 callTimes.append((returned - start).microseconds)
             }
         }
-        return LatencyResult(store: store, event: Percentiles(eventTimes), call: Percentiles(callTimes))
+        let tenth = max(1, eventTimes.count / 10)
+        return LatencyResult(
+            store: store, event: Percentiles(eventTimes), call: Percentiles(callTimes),
+            firstTenth: Percentiles(Array(eventTimes.prefix(tenth))), lastTenth: Percentiles(Array(eventTimes.suffix(tenth))))
     }
 
     static func printTable(_ results: [LatencyResult]) {
         let base = results.first(where: { $0.store == .off })?.event.p50
-        var table = Table(["store", "event p50 µs", "p99 µs", "max µs", "p50 vs off", "setValue p50 µs", "setValue p99 µs"])
+        var table = Table([
+            "store", "event p50 µs", "p99 µs", "max µs", "p50 vs off", "first 10% p50", "last 10% p50", "setValue p50 µs", "setValue p99 µs",
+        ])
         for result in results {
             table.add([
                 result.store.label, Format.micros(result.event.p50), Format.micros(result.event.p99),
                 Format.micros(result.event.max), base.map { Format.ratio(result.event.p50, to: $0) } ?? "-",
+                Format.micros(result.firstTenth.p50), Format.micros(result.lastTenth.p50),
                 Format.micros(result.call.p50), Format.micros(result.call.p99),
             ])
         }

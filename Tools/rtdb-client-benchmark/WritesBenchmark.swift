@@ -13,6 +13,9 @@ struct WritesResult: Sendable {
     let diskUsage: DiskUsage?
     /// From `goOnline()` until the server acknowledged the last write (nil when not measured).
     let ackSeconds: Double?
+    /// The loop's writes/s in each tenth of the writes, in order (shows any slowdown as the
+    /// queue of unacknowledged writes grows).
+    let tenthRates: [Double]
 
     var loopRate: Double { Double(count) / loopSeconds }
     var eventsRate: Double? { eventsSeconds.map { Double(count) / $0 } }
@@ -51,6 +54,8 @@ struct WritesBenchmark {
                     + (result.eventsRate.map { "  events \(Format.number($0)) writes/s" } ?? "")
                     + (result.diskUsage.map { "  disk \($0.text)" } ?? "")
                     + (result.ackRate.map { "  acked \(Format.number($0)) writes/s (\(Format.number(result.ackSeconds ?? 0, digits: 2)) s)" } ?? ""))
+                Report.line("  \(Format.pad("", 16)) loop writes/s per tenth: "
+                    + result.tenthRates.map { Format.number($0) }.joined(separator: " → "))
                 results.append(result)
             }
         } catch {
@@ -82,9 +87,13 @@ struct WritesBenchmark {
         let acknowledged = Signal()
         let clock = ContinuousClock()
 
+        let tenth = max(1, count / 10)
+        var marks: [ContinuousClock.Instant] = []
         let start = clock.now
+        marks.append(start)
         for index in 0..<last {
             root.child("\(index)").setValueLocally(index)
+            if (index + 1) % tenth == 0 { marks.append(clock.now) }
         }
         if online {
             root.child("\(last)").setValue(last) { error, _ in
@@ -95,6 +104,8 @@ struct WritesBenchmark {
             root.child("\(last)").setValueLocally(last)
         }
         let loopEnd = clock.now
+        if marks.count <= 10 { marks.append(loopEnd) }
+        let tenthRates = zip(marks, marks.dropFirst()).map { Double(tenth) / ($1 - $0).seconds }
         var eventsSeconds: Double?
         if handle != nil {
             guard let delivered = await counter.reached.wait(timeout: timeout) else {
@@ -116,15 +127,16 @@ struct WritesBenchmark {
         }
         return WritesResult(
             store: store, count: count, loopSeconds: (loopEnd - start).seconds, eventsSeconds: eventsSeconds,
-            diskUsage: usage, ackSeconds: ackSeconds)
+            diskUsage: usage, ackSeconds: ackSeconds, tenthRates: tenthRates)
     }
 
     static func printTable(_ results: [WritesResult]) {
         let base = results.first(where: { $0.store == .memory })?.loopRate
-        var table = Table(["store", "loop writes/s", "vs memory", "events writes/s", "disk (apparent)", "disk (allocated)", "acked writes/s"])
+        var table = Table(["store", "loop writes/s", "vs memory", "first 10% w/s", "last 10% w/s", "events writes/s", "disk (apparent)", "disk (allocated)", "acked writes/s"])
         for result in results {
             table.add([
                 result.store.label, Format.number(result.loopRate), base.map { Format.ratio(result.loopRate, to: $0) } ?? "-",
+                result.tenthRates.first.map { Format.number($0) } ?? "-", result.tenthRates.last.map { Format.number($0) } ?? "-",
                 result.eventsRate.map { Format.number($0) } ?? "-",
                 result.diskUsage.map { Format.bytes($0.apparentBytes) } ?? "-",
                 result.diskUsage.map { Format.bytes($0.allocatedBytes) } ?? "-",

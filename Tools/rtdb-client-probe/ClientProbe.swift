@@ -13,7 +13,7 @@ struct ClientProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-client-probe",
         abstract: "A RealtimeDatabase client process for tests and benchmarks.",
-        subcommands: [WriteOffline.self])
+        subcommands: [WriteOffline.self, Drain.self])
 }
 
 struct WriteOffline: AsyncParsableCommand {
@@ -52,5 +52,31 @@ struct WriteOffline: AsyncParsableCommand {
     /// Writes a line to standard output unbuffered, so a SIGKILL loses nothing already reported.
     private func report(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+struct Drain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "drain", abstract: "Open a persistence directory online and report the marker as it arrives locally.")
+
+    @Option(help: "The database URL.") var url: String
+    @Option(help: "The persistence backend.") var backend: String
+    @Option(help: "The persistence directory.") var directory: String
+    @Option(help: "Seconds to run.") var seconds: Int = 20
+
+    func run() async throws {
+        Database.registerPersistenceBackend(.lmdb)
+        Database.registerPersistenceBackend(.leveldb)
+        let database = try Database(url: url)
+        database.isPersistenceEnabled = true
+        database.persistenceBackendName = backend
+        database.persistenceDirectory = directory
+        let start = ContinuousClock.now
+        let ref = database.reference(withPath: "queue/last")
+        FileHandle.standardOutput.write(Data("opened after \(ContinuousClock.now - start)\n".utf8))
+        ref.observe(.value) { snapshot in
+            FileHandle.standardOutput.write(Data("local \(snapshot.value ?? "nil") at \(ContinuousClock.now - start)\n".utf8))
+        }
+        try await Task.sleep(for: .seconds(seconds))
     }
 }

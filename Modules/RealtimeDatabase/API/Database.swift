@@ -130,12 +130,16 @@ public final class Database: @unchecked Sendable {
     // MARK: - References
 
     /// The root of the database.
-    public func reference() -> DatabaseReference { DatabaseReference(database: self, path: .root) }
+    public func reference() -> DatabaseReference {
+        _ = repo
+        return DatabaseReference(database: self, path: .root)
+    }
 
     /// The location at `path` (segments separated by `/`). Stops the program for an invalid
     /// path, as Firebase does; check user input with ``DatabaseReference/validatePath(_:)`` first.
     public func reference(withPath path: String) -> DatabaseReference {
-        DatabaseReference(database: self, path: DatabaseReference.validatedPath(path))
+        _ = repo
+        return DatabaseReference(database: self, path: DatabaseReference.validatedPath(path))
     }
 
     /// The location named by a full URL of this database.

@@ -20,9 +20,7 @@ extension Repo {
         updateInfo(InfoTree.connectedKey, Node(.bool(false)))
         var events: [SyncEvent] = []
         for write in onDisconnects.writes {
-            let existing = syncTree.calcCompleteEventCache(path: write.path)
-            let resolvedNode = CoreTree.ServerValue.resolve(write.node, existing: existing, serverTime: serverTime)
-            events += syncTree.applyServerOverwrite(path: write.path, node: resolvedNode)
+            events += syncTree.applyServerOverwrite(path: write.path, node: resolvingServerValues(write.node, at: write.path))
             events += abortTransactions(overlapping: write.path, because: .overriddenBySet)
         }
         onDisconnects.removeAll()

@@ -25,8 +25,7 @@ extension Repo {
                 throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)")
             }
             nextWriteId += 1
-            let resolved = CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: path), serverTime: serverTime)
-            var events = (try? syncTree.applyUserOverwrite(path: path, node: resolved, writeId: writeId, persist: false)) ?? []
+            var events = (try? syncTree.applyUserOverwrite(path: path, node: resolvingServerValues(node, at: path), writeId: writeId, persist: false)) ?? []
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
             raise(events)
             connection.put(path: path, data: node, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
@@ -64,10 +63,14 @@ extension Repo {
 
     /// Children with their server values estimated from the local data and clock.
     func resolved(_ children: [(path: TreePath, node: Node)], at path: TreePath) -> [(path: TreePath, node: Node)] {
-        children.map { child in
-            let existing = syncTree.calcCompleteEventCache(path: path.appending(child.path))
-            return (child.path, CoreTree.ServerValue.resolve(child.node, existing: existing, serverTime: serverTime))
-        }
+        children.map { child in (child.path, resolvingServerValues(child.node, at: path.appending(child.path))) }
+    }
+
+    /// `node` with its server values (timestamps, increments) estimated from the local data and
+    /// clock; the data is only read when there are placeholders.
+    func resolvingServerValues(_ node: Node, at path: TreePath) -> Node {
+        guard CoreTree.ServerValue.containsPlaceholder(node) else { return node }
+        return CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: path), serverTime: serverTime)
     }
 
     /// The server answered a write: drop it from the queue, revert it if rejected, tell the caller.
@@ -101,8 +104,8 @@ extension Repo {
             switch record.kind {
             case .overwrite(let node):
                 connection.put(path: record.path, data: node, onComplete: ack)
-                let resolvedNode = CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: record.path), serverTime: serverTime)
-                raise((try? syncTree.applyUserOverwrite(path: record.path, node: resolvedNode, writeId: writeId, persist: false)) ?? [])
+                raise((try? syncTree.applyUserOverwrite(
+                    path: record.path, node: resolvingServerValues(node, at: record.path), writeId: writeId, persist: false)) ?? [])
             case .merge(let entries):
                 let children = entries.map { (path: $0.path, node: $0.node) }
                 connection.merge(path: record.path, children: children, onComplete: ack)

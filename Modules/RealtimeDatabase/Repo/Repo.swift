@@ -70,8 +70,13 @@ final class Repo: @unchecked Sendable {
         }
         syncTree = SyncTree(listenProvider: listens, persistence: persistence ?? NoPersistence())
         infoSyncTree = SyncTree(listenProvider: infoListens)
-        if let persistence, let saved = try? persistence.engine.setting(named: Repo.authTokenSetting), !saved.isEmpty {
-            tokenStore.restore(String(decoding: saved, as: UTF8.self))
+        if let persistence {
+            if tokenStore.wasSet {
+                // Set before the store was open: keep it now.
+                saveAuthToken(tokenStore.current, in: persistence)
+            } else if let saved = try? persistence.engine.setting(named: Repo.authTokenSetting), !saved.isEmpty {
+                tokenStore.restore(String(decoding: saved, as: UTF8.self))
+            }
         }
         connection = PersistentConnection(
             endpoint: configuration.endpoint, transport: configuration.transport, delegate: delegate,
@@ -167,15 +172,17 @@ final class Repo: @unchecked Sendable {
 
     func authTokenChanged(_ token: String?) {
         perform {
-            if let persistence {
-                do {
-                    try persistence.engine.saveSetting(named: Repo.authTokenSetting, Array((token ?? "").utf8))
-                } catch {
-                    Repo.logger.error("Could not keep the auth token on disk: \(error)")
-                }
-            }
+            if let persistence { saveAuthToken(token, in: persistence) }
         }
         connection.refreshAuthToken()
+    }
+
+    private func saveAuthToken(_ token: String?, in persistence: PersistenceManager) {
+        do {
+            try persistence.engine.saveSetting(named: Repo.authTokenSetting, Array((token ?? "").utf8))
+        } catch {
+            Repo.logger.error("Could not keep the auth token on disk: \(error)")
+        }
     }
 
     func shutdown() {

@@ -10,7 +10,7 @@ final class AuthTokenStore: AuthTokenProvider, @unchecked Sendable {
     // Mutable state is guarded by `lock`.
     private let lock = NSLock()
     private var token: String?
-    private var wasSet = false
+    private var wasSetByApp = false
     private let now: @Sendable () -> Date
 
     init(now: @escaping @Sendable () -> Date = { Date() }) {
@@ -21,18 +21,21 @@ final class AuthTokenStore: AuthTokenProvider, @unchecked Sendable {
     func set(_ token: String?) {
         lock.withLock {
             self.token = token
-            wasSet = true
+            wasSetByApp = true
         }
     }
 
     /// Uses a token restored from disk unless the app has already set one.
     func restore(_ token: String) {
         lock.withLock {
-            if !wasSet { self.token = token }
+            if !wasSetByApp { self.token = token }
         }
     }
 
     var current: String? { lock.withLock { token } }
+
+    /// Whether the app has set a token (or signed out) in this process.
+    var wasSet: Bool { lock.withLock { wasSetByApp } }
 
     func token(forceRefresh: Bool) async throws -> String? {
         guard let token = current else { return nil }
