@@ -80,6 +80,20 @@ public struct Conformance: Sendable {
 
     /// Runs `requirement` and records the outcome; when it is the last of the suite for this
     /// backend, prints `conformance <backend>: N passed, M failed`. Rethrows a failure.
+    /// ``checkAndRecord(_:)`` on a thread of its own. The checks block (fsync, child processes
+    /// killed and awaited, writer threads), and a blocked thread of Swift's cooperative pool (two
+    /// threads on two cores) stalls every other test running at the same time.
+    public func checkAndRecordOffThread(_ requirement: Requirement) async throws {
+        let outcome: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: Result { try self.checkAndRecord(requirement) })
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        try outcome.get()
+    }
+
     public func checkAndRecord(_ requirement: Requirement) throws {
         var outcome: (any Error)?
         var notApplicable = false

@@ -7,7 +7,7 @@ import Testing
 @Suite("conformance lmdb")
 struct LMDBConformanceTests {
     @Test("requirement", arguments: Conformance.Requirement.allCases)
-    func requirement(_ requirement: Conformance.Requirement) throws {
-        try Conformance(.lmdb).checkAndRecord(requirement)
+    func requirement(_ requirement: Conformance.Requirement) async throws {
+        try await Conformance(.lmdb).checkAndRecordOffThread(requirement)
     }
 }

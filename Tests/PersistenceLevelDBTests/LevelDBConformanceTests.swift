@@ -7,7 +7,7 @@ import Testing
 @Suite("conformance leveldb")
 struct LevelDBConformanceTests {
     @Test("requirement", arguments: Conformance.Requirement.allCases)
-    func requirement(_ requirement: Conformance.Requirement) throws {
-        try Conformance(.leveldb).checkAndRecord(requirement)
+    func requirement(_ requirement: Conformance.Requirement) async throws {
+        try await Conformance(.leveldb).checkAndRecordOffThread(requirement)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("conformance sqlite")
 struct SQLiteConformanceTests {
     @Test("requirement", arguments: Conformance.Requirement.allCases)
-    func requirement(_ requirement: Conformance.Requirement) throws {
-        try Conformance(.sqlite).checkAndRecord(requirement)
+    func requirement(_ requirement: Conformance.Requirement) async throws {
+        try await Conformance(.sqlite).checkAndRecordOffThread(requirement)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("conformance memory")
 struct MemoryConformanceTests {
     @Test("requirement", arguments: Conformance.Requirement.allCases)
-    func requirement(_ requirement: Conformance.Requirement) throws {
-        try Conformance(.memory, outlivesProcess: false).checkAndRecord(requirement)
+    func requirement(_ requirement: Conformance.Requirement) async throws {
+        try await Conformance(.memory, outlivesProcess: false).checkAndRecordOffThread(requirement)
     }
 }

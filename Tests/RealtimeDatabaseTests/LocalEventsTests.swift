@@ -17,9 +17,9 @@ struct LocalEventsTests {
         ref.observe(.value) { values.record($0.json) }
         ref.observe(.childAdded) { added.record($0.key) }
         ref.write(["a": "x"])
-        #expect(try await values.waitFor("{\"a\":\"x\"}", timeout: .seconds(2)))
+        #expect(try await values.waitFor("{\"a\":\"x\"}"))
         ref.child("b").write("y")
-        #expect(try await values.waitFor("{\"a\":\"x\",\"b\":\"y\"}", timeout: .seconds(2)))
+        #expect(try await values.waitFor("{\"a\":\"x\",\"b\":\"y\"}"))
         #expect(added.all == ["a", "b"])
     }
 

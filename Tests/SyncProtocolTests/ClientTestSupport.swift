@@ -142,7 +142,7 @@ struct TestError: Error, CustomStringConvertible {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
@@ -155,7 +155,7 @@ func eventually(timeout: Duration = .seconds(5), _ condition: () async throws ->
 func fastConfiguration(_ adjust: (inout ConnectionConfiguration) -> Void = { _ in }) -> ConnectionConfiguration {
     var configuration = ConnectionConfiguration()
     configuration.keepAliveInterval = .seconds(30)
-    configuration.connectTimeout = .seconds(5)
+    configuration.connectTimeout = .seconds(20)
     configuration.backoff = BackoffPolicy(
         minimumDelay: .milliseconds(5), maximumDelay: .milliseconds(20), successfulConnectionDuration: .seconds(30))
     configuration.sdkStatsName = nil

@@ -1,6 +1,8 @@
 /// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+/// The default timeout is generous: the whole suite runs in parallel on two cores, and a passing
+/// test never waits for it.
 /// Never blocks a thread (tests run on a two-thread cooperative pool).
-public func waitUntil(timeout: Duration = .seconds(5), _ condition: () async throws -> Bool) async throws -> Bool {
+public func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {

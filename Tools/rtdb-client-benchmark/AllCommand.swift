@@ -8,8 +8,8 @@ struct AllCommand: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Measured writes per store for latency.") var latencySamples = 2_000
-    @Option(help: "Writes per store for writes.") var writes = 100_000
-    @Flag(inversion: .prefixedNo, help: "Time the server's acknowledgement of the writes.") var online = true
+    @Option(help: "Writes per store for writes.") var writes = 50_000
+    @Option(help: "Queued writes per store the in-process server acknowledges (0 to skip).") var ackCount = 5_000
     @OptionGroup var coldStart: ColdStartOptions
 
     func run() async throws {
@@ -21,7 +21,7 @@ struct AllCommand: AsyncParsableCommand {
         ).run()
         Report.line()
         let writes = try await WritesBenchmark(
-            stores: [.memory, .sqlite, .lmdb, .leveldb], count: writes, observer: .childAdded, online: online,
+            stores: [.memory, .sqlite, .lmdb, .leveldb], count: writes, observer: .childAdded, ackCount: ackCount > 0 ? ackCount : nil,
             timeout: common.timeoutDuration
         ).run()
         Report.line()

@@ -69,8 +69,10 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Stores, comma-separated: off, memory, sqlite, lmdb, leveldb.") var stores = "memory,sqlite,lmdb,leveldb"
     @Option(help: "What observes the writes: child-added (one event per write), last (the last location only), none.")
     var observer = "child-added"
-    @Flag(help: "Then start an in-process server, go online and time its acknowledgement of every write.")
+    @Flag(help: "Also time an in-process server's acknowledgement of --ack-count queued writes (a second client).")
     var online = false
+    @Option(help: "Queued writes the server acknowledges per store with --online (the client's work per acknowledgement grows with the queue).")
+    var ackCount = 5_000
 
     func run() async throws {
         common.printHeader()
@@ -78,7 +80,8 @@ struct WritesCommand: AsyncParsableCommand {
             throw ValidationError("--observer must be child-added, last or none")
         }
         _ = try await WritesBenchmark(
-            stores: try parseStores(stores), count: count, observer: observed, online: online, timeout: common.timeoutDuration
+            stores: try parseStores(stores), count: count, observer: observed, ackCount: online ? ackCount : nil,
+            timeout: common.timeoutDuration
         ).run()
     }
 }
@@ -103,6 +106,8 @@ struct ColdStartOptions: ParsableArguments {
     @Option(help: "Locations (one tracked .value query each).") var locations = 1_000
     @Option(help: "Children per location.") var children = 10
     @Option(help: "Bytes per child string.") var childBytes = 1_000
+    @Option(help: "The query per location: value (.value at the location) or last-5 (queryOrderedByKey().queryLimited(toLast: 5)).")
+    var query: ColdQuery = .value
     @Option(help: "The cache budget in bytes (the default 10 MB would prune a ~10 MB cache).") var cacheBytes: UInt = 20_000_000
     @Option(help: "Cold opens in this process per backend.") var repeats = 5
     @Option(help: "Cold opens in fresh child processes per backend (0 for none).") var childRepeats = 5
@@ -110,7 +115,7 @@ struct ColdStartOptions: ParsableArguments {
 
     func benchmark(timeout: Duration) throws -> ColdStartBenchmark {
         ColdStartBenchmark(
-            stores: try parseStores(stores), locations: locations, childrenPerLocation: children, childBytes: childBytes,
+            stores: try parseStores(stores), locations: locations, childrenPerLocation: children, childBytes: childBytes, query: query,
             cacheBytes: cacheBytes, repeats: repeats, childRepeats: childRepeats, timeout: timeout, keepData: keepData)
     }
 }

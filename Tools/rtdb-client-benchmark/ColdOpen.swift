@@ -2,6 +2,31 @@ import ArgumentParser
 import Foundation
 import RealtimeDatabase
 
+/// What each location's tracked query is.
+enum ColdQuery: String, CaseIterable, Sendable, ExpressibleByArgument {
+    /// `.value` at the location: the default query, which loads all its data.
+    case value
+    /// `queryOrderedByKey().queryLimited(toLast: 5)` at the location: a filtered query, whose
+    /// cached keys are tracked.
+    case last5 = "last-5"
+
+    /// The query at `ref`.
+    func query(at ref: DatabaseReference) -> DatabaseQuery {
+        switch self {
+        case .value: ref
+        case .last5: ref.queryOrderedByKey().queryLimited(toLast: 5)
+        }
+    }
+
+    /// How many children the query's value has when the location has `children`.
+    func expectedChildren(of children: Int) -> Int {
+        switch self {
+        case .value: children
+        case .last5: min(5, children)
+        }
+    }
+}
+
 /// One cold open of a persisted cache: a new offline client on an existing directory, timed
 /// until the first cached `.value` event of one location.
 enum ColdOpen {
@@ -41,7 +66,7 @@ enum ColdOpen {
 
     /// Opens the cache in `directory` and waits for the cached value at `path`; shuts the client down.
     static func measure(
-        url: String, store: StoreKind, directory: String, path: String, cacheBytes: UInt, timeout: Duration
+        url: String, store: StoreKind, directory: String, path: String, query kind: ColdQuery, cacheBytes: UInt, timeout: Duration
     ) async throws -> Timing {
         let signal = Signal()
         let children = ChildCount()
@@ -51,14 +76,15 @@ enum ColdOpen {
         database.goOffline()
         let ref = database.reference(withPath: path)
         let opened = clock.now
-        let handle = ref.observe(.value) { snapshot in
+        let query = kind.query(at: ref)
+        let handle = query.observe(.value) { snapshot in
             let now = ContinuousClock.now
             guard snapshot.exists() else { return }
             children.set(Int(snapshot.childrenCount))
             signal.fire(at: now)
         }
         let seen = await signal.wait(timeout: timeout)
-        ref.removeObserver(withHandle: handle)
+        query.removeObserver(withHandle: handle)
         database.shutdown()
         guard let seen else {
             throw BenchmarkTimeout("cold open (\(store.label)): no cached .value event at \(path) within \(timeout)")
@@ -86,13 +112,15 @@ struct ColdOpenCommand: AsyncParsableCommand {
     @Option(help: "The persistence backend.") var store: StoreKind
     @Option(help: "The persistence directory.") var directory: String
     @Option(help: "The location to observe.") var path: String
+    @Option(help: "The query at the location: value or last-5.") var query: ColdQuery = .value
     @Option(help: "The cache budget in bytes.") var cacheBytes: UInt
     @Option(help: "Seconds to wait for the event.") var timeout: Int = 30
 
     func run() async throws {
         ClientSetup.registerBackends()
         let timing = try await ColdOpen.measure(
-            url: url, store: store, directory: directory, path: path, cacheBytes: cacheBytes, timeout: .seconds(timeout))
+            url: url, store: store, directory: directory, path: path, query: query, cacheBytes: cacheBytes,
+            timeout: .seconds(timeout))
         Report.line(timing.line)
     }
 }

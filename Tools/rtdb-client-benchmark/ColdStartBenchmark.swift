@@ -28,6 +28,7 @@ struct ColdStartBenchmark {
     let locations: Int
     let childrenPerLocation: Int
     let childBytes: Int
+    let query: ColdQuery
     let cacheBytes: UInt
     let repeats: Int
     let childRepeats: Int
@@ -38,7 +39,7 @@ struct ColdStartBenchmark {
     func run() async throws -> [ColdStartResult] {
         let megabytes = Double(locations * childrenPerLocation * childBytes) / 1_000_000
         Report.line("== coldstart: \(locations) locations × \(childrenPerLocation) children × \(childBytes) B"
-            + " (~\(Format.number(megabytes, digits: 1)) MB), one .value query each; cache budget \(Format.bytes(Int64(cacheBytes)))")
+            + " (~\(Format.number(megabytes, digits: 1)) MB), one \(query.rawValue) query each; cache budget \(Format.bytes(Int64(cacheBytes)))")
         let server = try await InProcessServer.start()
         var results: [ColdStartResult] = []
         do {
@@ -76,10 +77,17 @@ struct ColdStartBenchmark {
         Report.line("  wrote the data through the server in \(Format.number((clock.now - start).seconds, digits: 2)) s")
     }
 
-    /// The string at `data/q<index>/c<child>`: about `childBytes` bytes, differing per location.
+    /// The string at `data/q<index>/c<child>`: `childBytes` pseudo-random letters (so a
+    /// compressing backend gets no easy win), the same on every call.
     private func childString(_ index: Int, _ child: Int) -> String {
-        let letter = Character(UnicodeScalar(UInt8(97 + (index + child) % 26)))
-        return "\(index)-\(child)-" + String(repeating: letter, count: max(0, childBytes - 12))
+        var state = UInt64(truncatingIfNeeded: index &* 1_000_003 &+ child &* 7_919 &+ 1)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(childBytes)
+        for _ in 0..<childBytes {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(97 + UInt8((state >> 33) % 26))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func measure(_ store: StoreKind, url: String) async throws -> ColdStartResult {
@@ -95,7 +103,8 @@ struct ColdStartBenchmark {
         var inProcess: [ColdOpen.Timing] = []
         for attempt in 0..<repeats {
             let timing = try await ColdOpen.measure(
-                url: url, store: store, directory: directory, path: path(attempt), cacheBytes: cacheBytes, timeout: timeout)
+                url: url, store: store, directory: directory, path: path(attempt), query: query, cacheBytes: cacheBytes,
+                timeout: timeout)
             try check(timing, store: store)
             inProcess.append(timing)
         }
@@ -104,7 +113,7 @@ struct ColdStartBenchmark {
         for attempt in 0..<childRepeats {
             let outcome = try await ChildProcess.run([
                 "cold-open", "--url", url, "--store", store.rawValue, "--directory", directory,
-                "--path", path(repeats + attempt), "--cache-bytes", "\(cacheBytes)",
+                "--path", path(repeats + attempt), "--query", query.rawValue, "--cache-bytes", "\(cacheBytes)",
             ])
             guard outcome.status == 0, let line = outcome.output.split(separator: "\n").last,
                   let timing = ColdOpen.Timing(line: String(line)) else {
@@ -131,8 +140,9 @@ struct ColdStartBenchmark {
     }
 
     private func check(_ timing: ColdOpen.Timing, store: StoreKind) throws {
-        guard timing.children == childrenPerLocation else {
-            throw BenchmarkTimeout("cold open (\(store.label)): the cached value had \(timing.children) children, not \(childrenPerLocation)")
+        let expected = query.expectedChildren(of: childrenPerLocation)
+        guard timing.children == expected else {
+            throw BenchmarkTimeout("cold open (\(store.label)): the cached value had \(timing.children) children, not \(expected)")
         }
     }
 
@@ -143,25 +153,25 @@ struct ColdStartBenchmark {
         defer { database.shutdown() }
         let data = database.reference(withPath: "data")
         let counter = KeyCounter(target: locations)
-        let expected = UInt(childrenPerLocation)
+        let expected = UInt(query.expectedChildren(of: childrenPerLocation))
         let clock = ContinuousClock()
         let start = clock.now
-        var handles: [(DatabaseReference, DatabaseHandle)] = []
+        var handles: [(DatabaseQuery, DatabaseHandle)] = []
         for index in 0..<locations {
-            let ref = data.child("q\(index)")
-            let handle = ref.observe(.value) { snapshot in
+            let located = query.query(at: data.child("q\(index)"))
+            let handle = located.observe(.value) { snapshot in
                 if snapshot.childrenCount == expected { counter.saw(snapshot.key) }
             }
-            handles.append((ref, handle))
+            handles.append((located, handle))
         }
         guard let done = await counter.reached.wait(timeout: timeout) else {
             throw BenchmarkTimeout("coldstart (\(store.label)): \(counter.current) of \(locations) locations delivered within \(timeout)")
         }
-        // A write's acknowledgement comes after every listen's answer sent before it, so once it
-        // is back every query is recorded complete. It rewrites a value unchanged below an active
-        // listener: a write elsewhere would add a 1,001st tracked query, one over the prunable
-        // limit, and the next check would prune 20% of them.
-        try await data.child("q0/c0").setValue(childString(0, 0))
+        // The server answers in order, so once a read's answer is back every listen's answer
+        // before it has been applied and every query recorded complete. A read, not a write: an
+        // acknowledged write outside an active default query is tracked as a query of its own, a
+        // 1,001st, one over the prunable limit, and the next check would prune 20% of them.
+        _ = try await data.child("q0/c0").getData()
         for (ref, handle) in handles { ref.removeObserver(withHandle: handle) }
         return (done - start).seconds
     }

@@ -30,7 +30,7 @@ struct Summary {
             if let result = writes.first(where: { $0.store == store }) {
                 row += [
                     Format.number(result.loopRate), baseWrites.map { Format.ratio(result.loopRate, to: $0) } ?? "-",
-                    result.eventsRate.map { Format.number($0) } ?? "-", result.ackRate.map { Format.number($0) } ?? "-",
+                    result.eventsRate.map { Format.number($0) } ?? "-", result.ack.map { Format.number($0.rate) } ?? "-",
                     result.diskUsage.map { Format.bytes($0.apparentBytes) } ?? "-",
                 ]
             } else {

@@ -11,15 +11,23 @@ struct WritesResult: Sendable {
     let eventsSeconds: Double?
     /// The persistence directory after the loop.
     let diskUsage: DiskUsage?
-    /// From `goOnline()` until the server acknowledged the last write (nil when not measured).
-    let ackSeconds: Double?
     /// The loop's writes/s in each tenth of the writes, in order (shows any slowdown as the
     /// queue of unacknowledged writes grows).
     let tenthRates: [Double]
+    /// The acknowledgement phase, when measured.
+    let ack: AckResult?
 
     var loopRate: Double { Double(count) / loopSeconds }
     var eventsRate: Double? { eventsSeconds.map { Double(count) / $0 } }
-    var ackRate: Double? { ackSeconds.map { Double(count) / $0 } }
+}
+
+/// The server's acknowledgement of a queue of offline writes.
+struct AckResult: Sendable {
+    let count: Int
+    /// From `goOnline()` until the server acknowledged the last write.
+    let seconds: Double
+
+    var rate: Double { Double(count) / seconds }
 }
 
 /// What the writes benchmark observes while it writes.
@@ -33,27 +41,35 @@ enum WritesObserver: String, CaseIterable, Sendable {
 }
 
 /// `writes`: an offline client with persistence on makes `count` writes to distinct children
-/// (`bench/<i>`) as fast as it can; then, optionally, goes online and times the server's
-/// acknowledgement of them all.
+/// (`bench/<i>`) as fast as it can. Then, optionally, a second client queues `ackCount` writes
+/// the same way, goes online to an in-process server and times the acknowledgement of them all
+/// (a separate, smaller queue: the client's acknowledgement work grows with the queue's length).
 struct WritesBenchmark {
     let stores: [StoreKind]
     let count: Int
     let observer: WritesObserver
-    let online: Bool
+    /// Writes to queue and have acknowledged per store; nil to skip the online phase.
+    let ackCount: Int?
     let timeout: Duration
 
     func run() async throws -> [WritesResult] {
-        Report.line("== writes: \(Format.number(Double(count))) local writes to bench/<i> (offline client, observer: \(observer.rawValue)"
-            + (online ? ", then online until the server acknowledged all" : "") + ")")
-        let server = online ? try await InProcessServer.start() : nil
+        Report.line("== writes: \(Format.number(Double(count))) local writes to bench/<i> (offline client, observer: \(observer.rawValue))"
+            + (ackCount.map { "; then \(Format.number(Double($0))) queued writes acknowledged by an in-process server" } ?? ""))
+        let server = ackCount == nil ? nil : try await InProcessServer.start()
         var results: [WritesResult] = []
         do {
             for store in stores {
-                let result = try await measure(store, server: server)
+                var result = try await measure(store)
+                if let server, let ackCount {
+                    result = WritesResult(
+                        store: result.store, count: result.count, loopSeconds: result.loopSeconds, eventsSeconds: result.eventsSeconds,
+                        diskUsage: result.diskUsage, tenthRates: result.tenthRates,
+                        ack: try await measureAcks(store, count: ackCount, server: server))
+                }
                 Report.line("  \(Format.pad(store.label, 16, left: true)) loop \(Format.number(result.loopRate)) writes/s"
                     + (result.eventsRate.map { "  events \(Format.number($0)) writes/s" } ?? "")
                     + (result.diskUsage.map { "  disk \($0.text)" } ?? "")
-                    + (result.ackRate.map { "  acked \(Format.number($0)) writes/s (\(Format.number(result.ackSeconds ?? 0, digits: 2)) s)" } ?? ""))
+                    + (result.ack.map { "  acked \(Format.number($0.rate)) writes/s (\(Format.number(Double($0.count))) in \(Format.number($0.seconds, digits: 2)) s)" } ?? ""))
                 Report.line("  \(Format.pad("", 16)) loop writes/s per tenth: "
                     + result.tenthRates.map { Format.number($0) }.joined(separator: " → "))
                 results.append(result)
@@ -67,11 +83,10 @@ struct WritesBenchmark {
         return results
     }
 
-    private func measure(_ store: StoreKind, server: InProcessServer?) async throws -> WritesResult {
+    private func measure(_ store: StoreKind) async throws -> WritesResult {
         let scratch = try ScratchDirectory("writes-\(store.rawValue)")
         defer { scratch.remove() }
-        let url = server?.url(namespace: "writes-\(store.rawValue)") ?? ClientSetup.offlineURL
-        let database = try ClientSetup.offlineDatabase(store: store, directory: scratch.sub("store"), url: url)
+        let database = try ClientSetup.offlineDatabase(store: store, directory: scratch.sub("store"))
         defer { database.shutdown() }
         let root = database.reference(withPath: "bench")
         let counter = EventCounter(target: observer == .last ? 1 : count)
@@ -84,24 +99,16 @@ struct WritesBenchmark {
             })
         case .none: nil
         }
-        let acknowledged = Signal()
+        defer { if let (ref, observerHandle) = handle { ref.removeObserver(withHandle: observerHandle) } }
         let clock = ContinuousClock()
 
         let tenth = max(1, count / 10)
         var marks: [ContinuousClock.Instant] = []
         let start = clock.now
         marks.append(start)
-        for index in 0..<last {
+        for index in 0..<count {
             root.child("\(index)").setValueLocally(index)
             if (index + 1) % tenth == 0 { marks.append(clock.now) }
-        }
-        if online {
-            root.child("\(last)").setValue(last) { error, _ in
-                if let error { Report.line("  the last write failed: \(error)") }
-                acknowledged.fire(at: ContinuousClock.now)
-            }
-        } else {
-            root.child("\(last)").setValueLocally(last)
         }
         let loopEnd = clock.now
         if marks.count <= 10 { marks.append(loopEnd) }
@@ -114,25 +121,42 @@ struct WritesBenchmark {
             eventsSeconds = (delivered - start).seconds
         }
         let usage = store == .off || store == .memory ? nil : DiskUsage(of: scratch.path)
-        if let (ref, observerHandle) = handle { ref.removeObserver(withHandle: observerHandle) }
-
-        var ackSeconds: Double?
-        if online {
-            let onlineStart = clock.now
-            database.goOnline()
-            guard let acked = await acknowledged.wait(timeout: timeout) else {
-                throw BenchmarkTimeout("writes (\(store.label)): the server did not acknowledge the last write within \(timeout)")
-            }
-            ackSeconds = (acked - onlineStart).seconds
-        }
         return WritesResult(
             store: store, count: count, loopSeconds: (loopEnd - start).seconds, eventsSeconds: eventsSeconds,
-            diskUsage: usage, ackSeconds: ackSeconds, tenthRates: tenthRates)
+            diskUsage: usage, tenthRates: tenthRates, ack: nil)
+    }
+
+    /// Queues `count` writes offline (the last with a completion block), goes online and times
+    /// until that block runs: the server acknowledges in order, so then it has them all.
+    private func measureAcks(_ store: StoreKind, count: Int, server: InProcessServer) async throws -> AckResult {
+        let scratch = try ScratchDirectory("acks-\(store.rawValue)")
+        defer { scratch.remove() }
+        let database = try ClientSetup.offlineDatabase(
+            store: store, directory: scratch.sub("store"), url: server.url(namespace: "acks-\(store.rawValue)"))
+        defer { database.shutdown() }
+        let root = database.reference(withPath: "bench")
+        let acknowledged = Signal()
+        for index in 0..<(count - 1) {
+            root.child("\(index)").setValueLocally(index)
+        }
+        root.child("\(count - 1)").setValue(count - 1) { error, _ in
+            if let error { Report.line("  the last write failed: \(error)") }
+            acknowledged.fire(at: ContinuousClock.now)
+        }
+        let start = ContinuousClock.now
+        database.goOnline()
+        guard let acked = await acknowledged.wait(timeout: timeout) else {
+            throw BenchmarkTimeout("writes (\(store.label)): the server did not acknowledge the last of \(count) writes within \(timeout)")
+        }
+        return AckResult(count: count, seconds: (acked - start).seconds)
     }
 
     static func printTable(_ results: [WritesResult]) {
         let base = results.first(where: { $0.store == .memory })?.loopRate
-        var table = Table(["store", "loop writes/s", "vs memory", "first 10% w/s", "last 10% w/s", "events writes/s", "disk (apparent)", "disk (allocated)", "acked writes/s"])
+        var table = Table([
+            "store", "loop writes/s", "vs memory", "first 10% w/s", "last 10% w/s", "events writes/s", "disk (apparent)",
+            "disk (allocated)", "acked writes/s",
+        ])
         for result in results {
             table.add([
                 result.store.label, Format.number(result.loopRate), base.map { Format.ratio(result.loopRate, to: $0) } ?? "-",
@@ -140,7 +164,7 @@ struct WritesBenchmark {
                 result.eventsRate.map { Format.number($0) } ?? "-",
                 result.diskUsage.map { Format.bytes($0.apparentBytes) } ?? "-",
                 result.diskUsage.map { Format.bytes($0.allocatedBytes) } ?? "-",
-                result.ackRate.map { Format.number($0) } ?? "-",
+                result.ack.map { Format.number($0.rate) } ?? "-",
             ])
         }
         table.print()

@@ -56,12 +56,12 @@ final class Recorder: @unchecked Sendable {
     func contains(_ entry: String) -> Bool { all.contains(entry) }
 
     /// Waits until `count` entries have arrived.
-    func waitFor(count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+    func waitFor(count: Int, timeout: Duration = .seconds(30)) async throws -> Bool {
         try await waitUntil(timeout: timeout) { self.count >= count }
     }
 
     /// Waits until an entry equal to `entry` has arrived.
-    func waitFor(_ entry: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+    func waitFor(_ entry: String, timeout: Duration = .seconds(30)) async throws -> Bool {
         try await waitUntil(timeout: timeout) { self.contains(entry) }
     }
 }
