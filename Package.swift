@@ -197,7 +197,7 @@ let package = Package(
             name: "RealtimeServerTests",
             dependencies: [
                 "RealtimeServer", "SyncProtocol", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
-                "PersistenceLevelDB", "PersistenceConformance",
+                "PersistenceLevelDB", "PersistenceConformance", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

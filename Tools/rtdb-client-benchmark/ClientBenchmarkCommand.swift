@@ -102,8 +102,8 @@ struct ColdStartCommand: AsyncParsableCommand {
 
 /// The cold start's shape.
 struct ColdStartOptions: ParsableArguments {
-    @Option(help: "Backends, comma-separated: sqlite, lmdb, leveldb.") var stores = "sqlite,lmdb,leveldb"
-    @Option(help: "Locations (one tracked .value query each).") var locations = 1_000
+    @Option(help: "Backends for the cold start, comma-separated: sqlite, lmdb, leveldb.") var stores = "sqlite,lmdb,leveldb"
+    @Option(help: "Locations (one tracked query each).") var locations = 1_000
     @Option(help: "Children per location.") var children = 10
     @Option(help: "Bytes per child string.") var childBytes = 1_000
     @Option(help: "The query per location: value (.value at the location) or last-5 (queryOrderedByKey().queryLimited(toLast: 5)).")

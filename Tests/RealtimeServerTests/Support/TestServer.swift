@@ -5,6 +5,7 @@ import PersistenceLevelDB
 import PersistenceLMDB
 import PersistenceSQLite
 import RealtimeServer
+import TestSupport
 
 /// An in-process server on a free loopback port, over the memory store unless told otherwise.
 struct TestServer {
@@ -38,29 +39,14 @@ struct TestServer {
 }
 
 /// Where the built rtdb-server executable is (next to the test binary).
-func rtdbServerBinary() throws -> URL {
-    let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var directory = testBinary.deletingLastPathComponent()
-    for _ in 0..<4 {
-        let candidate = directory.appendingPathComponent("rtdb-server")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        directory.deleteLastPathComponent()
-    }
-    throw TestFailure("rtdb-server is not built next to \(testBinary.path); run `swift build --build-tests` first")
-}
+func rtdbServerBinary() throws -> URL { try builtExecutable(named: "rtdb-server") }
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
 
-/// Polls `condition` until it holds or `timeout` passes.
+/// Polls `condition` until it holds or `timeout` passes (TestSupport's `waitUntil`).
 func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return try await condition()
+    try await waitUntil(timeout: timeout, condition)
 }
