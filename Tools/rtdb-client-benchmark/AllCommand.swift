@@ -8,7 +8,7 @@ struct AllCommand: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
     @Option(help: "Measured writes per store for latency.") var latencySamples = 2_000
-    @Option(help: "Writes per store for writes.") var writes = 50_000
+    @Option(help: "Writes per store for writes.") var writes = 100_000
     @Option(help: "Queued writes per store the in-process server acknowledges (0 to skip).") var ackCount = 5_000
     @OptionGroup var coldStart: ColdStartOptions
 

@@ -44,7 +44,7 @@ struct ColdStartBenchmark {
         var results: [ColdStartResult] = []
         do {
             let url = server.url(namespace: "coldstart")
-            try await writeData(url: url)
+            try await builder.writeData(url: url)
             for store in stores {
                 results.append(try await measure(store, url: url))
             }
@@ -57,46 +57,13 @@ struct ColdStartBenchmark {
         return results
     }
 
-    /// Writes `data/q<i>` for every location through one online client without persistence.
-    private func writeData(url: String) async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let database = try ClientSetup.makeDatabase(url: url, store: .off, directory: "")
-        defer { database.shutdown() }
-        let data = database.reference(withPath: "data")
-        for index in 0..<locations {
-            var payload: [String: Any] = [:]
-            for child in 0..<childrenPerLocation { payload["c\(child)"] = childString(index, child) }
-            if index == locations - 1 {
-                // The server acknowledges in order: once the last is acknowledged, all are.
-                try await data.child("q\(index)").setValue(payload)
-            } else {
-                data.child("q\(index)").setValueLocally(payload)
-            }
-        }
-        Report.line("  wrote the data through the server in \(Format.number((clock.now - start).seconds, digits: 2)) s")
-    }
-
-    /// The string at `data/q<index>/c<child>`: `childBytes` pseudo-random letters (so a
-    /// compressing backend gets no easy win), the same on every call.
-    private func childString(_ index: Int, _ child: Int) -> String {
-        var state = UInt64(truncatingIfNeeded: index &* 1_000_003 &+ child &* 7_919 &+ 1)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(childBytes)
-        for _ in 0..<childBytes {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            bytes.append(97 + UInt8((state >> 33) % 26))
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     private func measure(_ store: StoreKind, url: String) async throws -> ColdStartResult {
         let scratch = try ScratchDirectory("coldstart-\(store.rawValue)")
         let directory = scratch.sub("store")
         defer {
             if keepData { Report.line("  kept the \(store.label) cache in \(directory)") } else { scratch.remove() }
         }
-        let buildSeconds = try await buildCache(store, url: url, directory: directory)
+        let buildSeconds = try await builder.buildCache(store, url: url, directory: directory)
         let usage = DiskUsage(of: directory)
         Report.line("  \(Format.pad(store.label, 8, left: true)) built in \(Format.number(buildSeconds, digits: 2)) s, disk \(usage.text)")
 
@@ -134,6 +101,12 @@ struct ColdStartBenchmark {
         return result
     }
 
+    private var builder: CacheBuilder {
+        CacheBuilder(
+            locations: locations, childrenPerLocation: childrenPerLocation, childBytes: childBytes, query: query,
+            cacheBytes: cacheBytes, timeout: timeout)
+    }
+
     /// A different location for each attempt, spread over the range.
     private func path(_ attempt: Int) -> String {
         "data/q\((attempt * 397 + 11) % locations)"
@@ -144,36 +117,6 @@ struct ColdStartBenchmark {
         guard timing.children == expected else {
             throw BenchmarkTimeout("cold open (\(store.label)): the cached value had \(timing.children) children, not \(expected)")
         }
-    }
-
-    /// Listens to every location with persistence on until every value arrived, then shuts the
-    /// client down; returns the seconds that took.
-    private func buildCache(_ store: StoreKind, url: String, directory: String) async throws -> Double {
-        let database = try ClientSetup.makeDatabase(url: url, store: store, directory: directory, cacheBytes: cacheBytes)
-        defer { database.shutdown() }
-        let data = database.reference(withPath: "data")
-        let counter = KeyCounter(target: locations)
-        let expected = UInt(query.expectedChildren(of: childrenPerLocation))
-        let clock = ContinuousClock()
-        let start = clock.now
-        var handles: [(DatabaseQuery, DatabaseHandle)] = []
-        for index in 0..<locations {
-            let located = query.query(at: data.child("q\(index)"))
-            let handle = located.observe(.value) { snapshot in
-                if snapshot.childrenCount == expected { counter.saw(snapshot.key) }
-            }
-            handles.append((located, handle))
-        }
-        guard let done = await counter.reached.wait(timeout: timeout) else {
-            throw BenchmarkTimeout("coldstart (\(store.label)): \(counter.current) of \(locations) locations delivered within \(timeout)")
-        }
-        // The server answers in order, so once a read's answer is back every listen's answer
-        // before it has been applied and every query recorded complete. A read, not a write: an
-        // acknowledged write outside an active default query is tracked as a query of its own, a
-        // 1,001st, one over the prunable limit, and the next check would prune 20% of them.
-        _ = try await data.child("q0/c0").getData()
-        for (ref, handle) in handles { ref.removeObserver(withHandle: handle) }
-        return (done - start).seconds
     }
 
     static func firstEvents(_ timings: [ColdOpen.Timing]) -> Percentiles {
