@@ -15,12 +15,19 @@ public struct UserWriteRecord: Sendable {
 
     /// Whether the write covers all of `other`.
     func covers(_ other: TreePath) -> Bool {
-        if overwrite != nil { return path.contains(other) }
+        // Every path this write sets lies at or below `path`: nothing outside it is covered.
+        guard path.contains(other) else { return false }
+        if overwrite != nil { return true }
         return merge?.contains { path.appending($0.path).contains(other) } ?? false
     }
 
     /// Whether some path this write sets lies at, above or below a path `other` sets.
     func overlaps(_ other: UserWriteRecord) -> Bool {
+        // Each write's targets lie at or below its path, so writes at unrelated paths cannot
+        // overlap: answer without building the target lists (acknowledging a write compares it
+        // with every pending one).
+        guard path.contains(other.path) || other.path.contains(path) else { return false }
+        if overwrite != nil && other.overwrite != nil { return true }
         let otherTargets = other.targetPaths
         return targetPaths.contains { target in otherTargets.contains { $0.contains(target) || target.contains($0) } }
     }
