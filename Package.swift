@@ -168,6 +168,7 @@ let package = Package(
             name: "rtdb-client-benchmark",
             dependencies: [
                 "RealtimeDatabase", "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -221,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "rtdb-loadgen",
             dependencies: [
-                "SyncProtocol", "CoreTree",
+                "SyncProtocol", "CoreTree", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Percentiles of a set of samples (nearest rank over the sorted samples), in microseconds.
 struct Percentiles: Sendable {
@@ -12,14 +13,9 @@ struct Percentiles: Sendable {
     init(_ samples: [Double]) {
         let sorted = samples.sorted()
         count = sorted.count
-        func rank(_ p: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let index = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
-            return sorted[Swift.max(0, Swift.min(sorted.count - 1, index))]
-        }
         min = sorted.first ?? 0
-        p50 = rank(50)
-        p99 = rank(99)
+        p50 = nearestRankPercentile(sorted, 50)
+        p99 = nearestRankPercentile(sorted, 99)
         max = sorted.last ?? 0
         mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
     }

@@ -1,3 +1,5 @@
+import TestSupport
+
 /// Percentiles of a set of latency samples in milliseconds (nearest rank over the sorted samples).
 struct LatencySummary {
     let count: Int
@@ -12,15 +14,10 @@ struct LatencySummary {
         let sorted = samples.sorted()
         count = sorted.count
         mean = sorted.isEmpty ? 0 : sorted.reduce(0, +) / Double(sorted.count)
-        func percentile(_ p: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
-            return sorted[Swift.max(0, Swift.min(sorted.count - 1, rank - 1))]
-        }
-        p50 = percentile(50)
-        p90 = percentile(90)
-        p99 = percentile(99)
-        p999 = percentile(99.9)
+        p50 = nearestRankPercentile(sorted, 50)
+        p90 = nearestRankPercentile(sorted, 90)
+        p99 = nearestRankPercentile(sorted, 99)
+        p999 = nearestRankPercentile(sorted, 99.9)
         max = sorted.last ?? 0
     }
 
