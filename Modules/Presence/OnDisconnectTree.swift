@@ -57,5 +57,6 @@ public struct OnDisconnectTree: Sendable, Equatable {
         return nil
     }
 
+    /// Whether both remember the same writes.
     public static func == (lhs: OnDisconnectTree, rhs: OnDisconnectTree) -> Bool { lhs.entries == rhs.entries }
 }

@@ -74,6 +74,7 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
         return named.map { DataSnapshot(node: $0.node, ref: ref.child(TreePath(keys: [$0.name])), index: .priority) }
     }
 
+    /// The key and the data as JSON.
     public override var description: String {
         "DataSnapshot(key: \(key), value: \(node.jsonString(format: .plain)))"
     }

@@ -42,6 +42,7 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
         /// Local storage failed (disk full, say); nothing was written.
         public static let storageFailure = Code(rawValue: "storage_failure")
 
+        /// The status string.
         public var description: String { rawValue }
     }
 
@@ -77,6 +78,8 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
         }
     }
 
+    /// The code and the message.
     public var description: String { "DatabaseError.\(code): \(message)" }
+    /// The message, for `localizedDescription`.
     public var errorDescription: String? { message }
 }

@@ -90,5 +90,6 @@ public final class MutableData: NSObject, @unchecked Sendable {
         return (items as NSArray).objectEnumerator()
     }
 
+    /// The data as JSON.
     public override var description: String { "MutableData(\(node.jsonString(format: .plain)))" }
 }
