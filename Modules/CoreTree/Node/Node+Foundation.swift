@@ -39,6 +39,10 @@ extension Node {
         }
     }
 
+    /// The priority in Foundation form (`NSNumber` or `String`, as ``foundationValue(exportFormat:)``
+    /// writes it), `nil` when there is none.
+    public var foundationPriority: Any? { priority.map(Node.foundationPriority) }
+
     static func foundationPriority(_ priority: Priority) -> Any {
         switch priority {
         case .number(let number): foundationLeaf(.number(number))

@@ -34,11 +34,7 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
 
     /// The priority: `NSNumber`, `String` or `nil`.
     public var priority: Any? {
-        switch node.priority {
-        case .number(let number)?: Node(.number(number)).foundationValue()
-        case .string(let string)?: string
-        case nil: nil
-        }
+        node.foundationPriority
     }
 
     /// Whether there is data here.

@@ -197,8 +197,13 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     ///
     /// - Throws: ``DatabaseError`` with code `invalidArgument`, naming the offending segment.
     public static func validatePath(_ path: String) throws(DatabaseError) {
+        _ = try parsedPath(path)
+    }
+
+    /// The path, or the reason it is invalid as a ``DatabaseError``.
+    static func parsedPath(_ path: String) throws(DatabaseError) -> TreePath {
         do {
-            _ = try TreePath(validating: path)
+            return try TreePath(validating: path)
         } catch {
             throw DatabaseError(.invalidArgument, error.message)
         }
@@ -206,7 +211,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
 
     static func validatedPath(_ path: String) -> TreePath {
         do {
-            return try TreePath(validating: path)
+            return try parsedPath(path)
         } catch {
             preconditionFailure(error.message)
         }

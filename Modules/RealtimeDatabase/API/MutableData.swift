@@ -49,11 +49,7 @@ public final class MutableData: NSObject, @unchecked Sendable {
     /// The priority: a number, a string or `nil`.
     public var priority: Any? {
         get {
-            switch node.priority {
-            case .number(let number)?: Node(.number(number)).foundationValue()
-            case .string(let string)?: string
-            case nil: nil
-            }
+            node.foundationPriority
         }
         set {
             do {

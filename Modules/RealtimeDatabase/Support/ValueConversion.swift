@@ -60,10 +60,6 @@ enum ValueConversion {
         guard let text = key.base as? String else {
             throw DatabaseError(.invalidArgument, "Update keys must be path strings; \(key.base) is a \(type(of: key.base)).")
         }
-        do {
-            return try TreePath(validating: text)
-        } catch {
-            throw DatabaseError(.invalidArgument, error.message)
-        }
+        return try DatabaseReference.parsedPath(text)
     }
 }
