@@ -9,7 +9,8 @@ import QueryEngine
 /// as Firebase does.
 public class DatabaseQuery: @unchecked Sendable {
     // Immutable.
-    let database: Database
+    /// The database this query reads (Firebase's `DatabaseReference.database`).
+    public let database: Database
     let path: TreePath
     let params: QueryParams
 

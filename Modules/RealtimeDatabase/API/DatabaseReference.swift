@@ -50,9 +50,6 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// The location as a URL string.
     public var description: String { url }
 
-    /// The database this location is in.
-    public var databaseInstance: Database { database }
-
     // MARK: - Writing
 
     /// Replaces the data here with `value` (`nil` removes it).
