@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistenceLevelDB", targets: ["PersistenceLevelDB"]),
         .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
+        .library(name: "SyncClient", targets: ["SyncClient"]),
         .library(name: "Presence", targets: ["Presence"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
@@ -111,17 +112,24 @@ let package = Package(
             dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree"],
             path: tool("persistence-benchmark")
         ),
-        // The wire protocol (v5): frames and messages, shared by the client and the server, and the
-        // client's PersistentConnection over a Transport (WebSocket, or in memory for tests).
+        // The wire protocol (v5) only: frames, envelopes, actions, server messages, limits and the
+        // one status vocabulary (WireStatus), shared by the client and the server.
         .target(
             name: "SyncProtocol",
+            dependencies: ["CoreTree"],
+            path: module("SyncProtocol")
+        ),
+        // The client's connection: PersistentConnection over a Transport (WebSocket, or in memory
+        // for tests). The server never links it.
+        .target(
+            name: "SyncClient",
             dependencies: [
-                "CoreTree",
+                "CoreTree", "SyncProtocol",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            path: module("SyncProtocol")
+            path: module("SyncClient")
         ),
         // Connection-aware client state: the .info tree, the server clock, remembered onDisconnect writes.
         .target(
@@ -139,7 +147,7 @@ let package = Package(
         .target(
             name: "RealtimeDatabase",
             dependencies: [
-                "CoreTree", "QueryEngine", "Persistence", "PersistenceSQLite", "SyncProtocol", "Presence",
+                "CoreTree", "QueryEngine", "Persistence", "PersistenceSQLite", "SyncProtocol", "SyncClient", "Presence",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: module("RealtimeDatabase")
@@ -147,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeDatabaseTests",
             dependencies: [
-                "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "RealtimeServer",
+                "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SyncClient", "RealtimeServer",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "Presence", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -179,6 +187,11 @@ let package = Package(
             dependencies: ["SyncProtocol", "CoreTree"],
             path: tests("SyncProtocolTests")
         ),
+        .testTarget(
+            name: "SyncClientTests",
+            dependencies: ["SyncClient", "SyncProtocol", "CoreTree"],
+            path: tests("SyncClientTests")
+        ),
         // The server: WebSocket protocol, REST API and streaming over Hummingbird, durable storage
         // through Persistence. It links no storage backend; the caller hands in a registry.
         .target(
@@ -197,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeServerTests",
             dependencies: [
-                "RealtimeServer", "SyncProtocol", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
+                "RealtimeServer", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
                 "PersistenceLevelDB", "PersistenceConformance", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

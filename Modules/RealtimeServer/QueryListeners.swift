@@ -32,7 +32,7 @@ final class QueryListeners {
     /// The server holds all its data: there is nothing to listen to.
     private final class NoListens: ListenProvider {
         func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String,
-                            onComplete: @escaping (String) -> [SyncEvent]) -> [SyncEvent] { [] }
+                            onComplete: @escaping (ListenOutcome) -> [SyncEvent]) -> [SyncEvent] { [] }
         func stopListening(_ query: QuerySpec, tag: Int?) {}
     }
 

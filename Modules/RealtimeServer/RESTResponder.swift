@@ -21,6 +21,20 @@ struct RESTResponder: HTTPResponder {
     static let maxBodyBytes = 256 * 1024 * 1024
     static let defaultRules = "{\"rules\":{\".read\":true,\".write\":true}}"
 
+    /// Whether `text` is a JSON object with an object member `rules`.
+    static func isRulesDocument(_ text: String) -> Bool {
+        (try? JSONReader.read(text) { reader throws(CoreTreeError) -> Bool in
+            guard try reader.peek() == .object else { return false }
+            var hasRules = false
+            try reader.beginObject()
+            while let key = try reader.nextKey() {
+                if key == "rules" { hasRules = try reader.peek() == .object }
+                try reader.skipValue()
+            }
+            return hasRules
+        }) ?? false
+    }
+
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
             return try await handle(request)
@@ -133,7 +147,7 @@ struct RESTResponder: HTTPResponder {
             return RESTResponder.json(stored ?? RESTResponder.defaultRules)
         case .put:
             let body = try await RESTResponder.body(request)
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body.bytes)) as? [String: Any], object["rules"] is [String: Any] else {
+            guard RESTResponder.isRulesDocument(String(decoding: body.bytes, as: UTF8.self)) else {
                 throw ServerError(.invalidArgument, "Rules must be a JSON object of the form {\"rules\": {…}}.")
             }
             try database.saveRules(body.bytes)
@@ -249,16 +263,25 @@ struct RequestBodyBytes {
 
     /// The body as an update: an object of paths to values, where `null` removes.
     func parseUpdate() throws(ServerError) -> [(path: TreePath, node: Node)] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
-            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object.")
-        }
-        guard let members = object as? [String: Any] else {
-            throw ServerError(.invalidArgument, "Invalid data; an update must be a JSON object of paths to values.")
+        let members: [(key: String, node: Node)]
+        do {
+            members = try JSONReader.read(String(decoding: bytes, as: UTF8.self)) { reader throws(CoreTreeError) in
+                guard try reader.peek() == .object else {
+                    throw CoreTreeError(.invalidValue, "an update must be a JSON object of paths to values")
+                }
+                var members: [(key: String, node: Node)] = []
+                try reader.beginObject()
+                while let key = try reader.nextKey() { members.append((key, try reader.readNode())) }
+                return members
+            }
+        } catch {
+            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object: \(error.message)")
         }
         var children: [(path: TreePath, node: Node)] = []
-        for (key, value) in members {
+        children.reserveCapacity(members.count)
+        for member in members {
             do {
-                children.append((try TreePath(validating: key), try Node(foundationValue: value)))
+                children.append((try TreePath(validating: member.key), member.node))
             } catch {
                 throw ServerError(.invalidArgument, error.message)
             }

@@ -1,10 +1,12 @@
+public import SyncProtocol
+
 /// Why the server refused or could not carry out a request.
 ///
 /// Each code maps to a WebSocket status string and an HTTP status code, as the Firebase clients
 /// expect them.
 public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kinds of error.
-    public enum Code: String, Sendable, Hashable {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Invalid data, path, key, query or parameters.
         case invalidArgument
         /// A write or value over a size limit.
@@ -30,15 +32,14 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The status string sent on the WebSocket.
-    public var wireStatus: String {
+    /// The status sent on the WebSocket.
+    public var wireStatus: WireStatus {
         switch code {
-        case .invalidArgument: "invalid_args"
-        case .tooBig: "too_big"
-        case .permissionDenied: "permission_denied"
-        case .storageFailed: "failed"
-        case .notAllowed: "permission_denied"
-        case .unavailable: "unavailable"
+        case .invalidArgument: .invalidArgs
+        case .tooBig: .tooBig
+        case .permissionDenied, .notAllowed: .permissionDenied
+        case .storageFailed: .failure
+        case .unavailable: .unavailable
         }
     }
 

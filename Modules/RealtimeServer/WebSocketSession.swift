@@ -70,7 +70,7 @@ struct WebSocketSession {
         case .tooBig(let prefix):
             let message = "The message is larger than \(WireLimits.maxWriteBytes) bytes (16 MB), the largest write allowed; nothing was written."
             if let number = ClientMessage.requestNumber(inPrefix: prefix) {
-                outbox.enqueue(ServerMessage.reply(number, status: "too_big", message: message))
+                outbox.enqueue(ServerMessage.reply(number, status: .tooBig, message: message))
             } else {
                 outbox.enqueue(ServerMessage.error(message))
             }
@@ -92,12 +92,12 @@ struct WebSocketSession {
         case .control(let type):
             if type == "p" { outbox.enqueue(ServerMessage.pong) }
         case .request(let number, .failure(let error)):
-            let status = error.code == .tooBig ? "too_big" : "invalid_args"
+            let status: WireStatus = error.code == .tooBig ? .tooBig : .invalidArgs
             outbox.enqueue(ServerMessage.reply(number, status: status, message: error.message))
         case .request(let number, .success(let action)):
             if action.isWrite && text.utf8.count > WireLimits.maxWriteBytes {
                 outbox.enqueue(ServerMessage.reply(
-                    number, status: "too_big",
+                    number, status: .tooBig,
                     message: "The write is larger than \(WireLimits.maxWriteBytes) bytes (16 MB), the most a WebSocket write may carry; nothing was written."))
                 return
             }
@@ -115,13 +115,13 @@ struct WebSocketSession {
             }
             listens[key] = (path, params, tag)
             await database.listen(subscriber, path: path, params: params, tag: tag, knownHash: hash)
-            outbox.enqueue(ServerMessage.reply(number, status: "ok", dataJSON: "{}"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: "{}"))
         case .unlisten(let path, let query, let tag):
             guard let params = parseQuery(query, number: number) else { return }
             if let old = listens.removeValue(forKey: ListenKey(path: path, query: params.identifier, tag: tag)) {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
             }
-            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok))
         case .put(let path, let data, let hash):
             await submit(.set(path: path, node: data), condition: hash.map { .hash($0) }, number: number)
         case .merge(let path, let children):
@@ -132,21 +132,21 @@ struct WebSocketSession {
             await register(.update(path: path, children: children), number: number)
         case .onDisconnectCancel(let path):
             onDisconnect.cancel(at: path)
-            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok))
         case .get(let path, let query):
             guard let params = parseQuery(query, number: number) else { return }
             let data = await database.read(path, params: params)
-            outbox.enqueue(ServerMessage.reply(number, status: "ok", dataJSON: data.jsonString(format: .export)))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: data.jsonString(format: .export)))
         case .auth(let credential, _, _):
             self.credential = credential
             isAdmin = ownerTokenAllowed && credential == "owner"
-            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok))
         case .unauth:
             credential = nil
             isAdmin = false
-            outbox.enqueue(ServerMessage.reply(number, status: "ok", message: "unauthenticated"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok, message: "unauthenticated"))
         case .stats, .appCheck, .unAppCheck:
-            outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+            outbox.enqueue(ServerMessage.reply(number, status: .ok))
         }
     }
 
@@ -154,7 +154,7 @@ struct WebSocketSession {
         do {
             return try QueryParams(wireObject: query)
         } catch {
-            outbox.enqueue(ServerMessage.reply(number, status: "invalid_args", message: "Invalid query: \(error.message)"))
+            outbox.enqueue(ServerMessage.reply(number, status: .invalidArgs, message: "Invalid query: \(error.message)"))
             return nil
         }
     }
@@ -164,9 +164,9 @@ struct WebSocketSession {
         await database.submit(operation, condition: condition) { result in
             switch result {
             case .committed:
-                outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+                outbox.enqueue(ServerMessage.reply(number, status: .ok))
             case .stale:
-                outbox.enqueue(ServerMessage.reply(number, status: "datastale", message: "The data has changed since the hash was taken."))
+                outbox.enqueue(ServerMessage.reply(number, status: .dataStale, message: "The data has changed since the hash was taken."))
             case .failed(let error):
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
@@ -182,7 +182,7 @@ struct WebSocketSession {
             return
         }
         onDisconnect.add(operation)
-        outbox.enqueue(ServerMessage.reply(number, status: "ok"))
+        outbox.enqueue(ServerMessage.reply(number, status: .ok))
     }
 
     /// The connection ended (closed, dropped or timed out): runs the onDisconnect writes, once,

@@ -1,5 +1,4 @@
 public import CoreTree
-import Foundation
 
 /// What a client asks the server to do: one case per protocol action.
 public enum ClientAction: Sendable {
@@ -50,37 +49,30 @@ public enum ClientAction: Sendable {
         }
     }
 
-    static func parse(action: String, body: [String: Any]) throws(ProtocolError) -> ClientAction {
+    /// The action named `action` from its body's fields.
+    static func make(action: String, body: RequestBody) throws(ProtocolError) -> ClientAction {
         switch action {
         case "q", "l":
-            return .listen(path: try path(body), query: try query(body), tag: try tag(body), hash: body["h"] as? String ?? "")
+            return .listen(path: try body.requirePath(), query: try body.requireQuery(), tag: try body.requireTag(), hash: body.hash ?? "")
         case "n", "u":
-            return .unlisten(path: try path(body), query: try query(body), tag: try tag(body))
+            return .unlisten(path: try body.requirePath(), query: try body.requireQuery(), tag: try body.requireTag())
         case "p":
-            let hash = body["h"] as? String
-            return .put(path: try path(body), data: try data(body), hash: hash)
+            return .put(path: try body.requirePath(), data: body.data, hash: body.hash)
         case "m":
-            return .merge(path: try path(body), children: try mergeChildren(body))
+            return .merge(path: try body.requirePath(), children: try body.requireMergeChildren())
         case "o":
-            return .onDisconnectPut(path: try path(body), data: try data(body))
+            return .onDisconnectPut(path: try body.requirePath(), data: body.data)
         case "om":
-            return .onDisconnectMerge(path: try path(body), children: try mergeChildren(body))
+            return .onDisconnectMerge(path: try body.requirePath(), children: try body.requireMergeChildren())
         case "oc":
-            return .onDisconnectCancel(path: try path(body))
+            return .onDisconnectCancel(path: try body.requirePath())
         case "g":
-            return .get(path: try path(body), query: try query(body))
+            return .get(path: try body.requirePath(), query: try body.requireQuery())
         case "auth", "gauth":
-            guard let credential = body["cred"] as? String else {
+            guard let credential = body.credential else {
                 throw ProtocolError(.invalidArgument, "\(action) needs a credential string in b.cred.")
             }
-            let authVariable: Node?
-            if body["noauth"] as? Bool == true {
-                authVariable = .empty
-            } else if let value = body["authvar"] {
-                authVariable = try node(value, what: "b.authvar")
-            } else {
-                authVariable = nil
-            }
+            let authVariable: Node? = body.noAuth ? .empty : body.authVariable
             return .auth(credential: credential, authVariable: authVariable, isGAuth: action == "gauth")
         case "unauth":
             return .unauth
@@ -92,64 +84,6 @@ public enum ClientAction: Sendable {
             return .unAppCheck
         default:
             throw ProtocolError(.unknownAction, "Unknown action \"\(action)\".")
-        }
-    }
-
-    private static func path(_ body: [String: Any]) throws(ProtocolError) -> TreePath {
-        guard let string = body["p"] as? String else {
-            throw ProtocolError(.invalidArgument, "The request needs a path string in b.p.")
-        }
-        do {
-            return try TreePath(validating: string)
-        } catch {
-            throw ProtocolError(.invalidArgument, error.message)
-        }
-    }
-
-    private static func tag(_ body: [String: Any]) throws(ProtocolError) -> Int? {
-        guard let value = body["t"] else { return nil }
-        guard let number = value as? NSNumber, !ClientMessage.isBool(number),
-              let tag = Int(exactly: number.doubleValue) else {
-            throw ProtocolError(.invalidArgument, "A query tag (b.t) must be an integer.")
-        }
-        return tag
-    }
-
-    private static func query(_ body: [String: Any]) throws(ProtocolError) -> Node {
-        guard let value = body["q"] else { return .empty }
-        guard value is [String: Any] || value is NSNull else {
-            throw ProtocolError(.invalidArgument, "A query (b.q) must be an object.")
-        }
-        return try node(value, what: "b.q")
-    }
-
-    private static func data(_ body: [String: Any]) throws(ProtocolError) -> Node {
-        try node(body["d"], what: "b.d")
-    }
-
-    private static func mergeChildren(_ body: [String: Any]) throws(ProtocolError) -> [(path: TreePath, node: Node)] {
-        guard let object = body["d"] as? [String: Any] else {
-            throw ProtocolError(.invalidArgument, "An update (b.d) must be an object of paths to values.")
-        }
-        var children: [(path: TreePath, node: Node)] = []
-        children.reserveCapacity(object.count)
-        for (key, value) in object {
-            let path: TreePath
-            do {
-                path = try TreePath(validating: key)
-            } catch {
-                throw ProtocolError(.invalidArgument, error.message)
-            }
-            children.append((path, try node(value, what: "b.d[\"\(key)\"]")))
-        }
-        return children
-    }
-
-    private static func node(_ value: Any?, what: String) throws(ProtocolError) -> Node {
-        do {
-            return try Node(foundationValue: value)
-        } catch {
-            throw ProtocolError(.invalidArgument, "\(what): \(error.message)")
         }
     }
 }

@@ -9,12 +9,12 @@ public enum ServerMessage {
     }
 
     /// The answer to request `number`: a status and its data, already JSON (`""` when none).
-    public static func reply(_ number: Int, status: String, dataJSON: String = "\"\"") -> String {
-        "{\"t\":\"d\",\"d\":{\"r\":\(number),\"b\":{\"s\":\(quoted(status)),\"d\":\(dataJSON)}}}"
+    public static func reply(_ number: Int, status: WireStatus, dataJSON: String = "\"\"") -> String {
+        "{\"t\":\"d\",\"d\":{\"r\":\(number),\"b\":{\"s\":\(quoted(status.rawValue)),\"d\":\(dataJSON)}}}"
     }
 
     /// An error answer whose data is a message.
-    public static func reply(_ number: Int, status: String, message: String) -> String {
+    public static func reply(_ number: Int, status: WireStatus, message: String) -> String {
         reply(number, status: status, dataJSON: quoted(message))
     }
 
@@ -55,8 +55,8 @@ public enum ServerMessage {
     }
 
     /// The connection's auth revoked (`ac`).
-    public static func authRevoked(status: String, reason: String) -> String {
-        "{\"t\":\"d\",\"d\":{\"a\":\"ac\",\"b\":{\"s\":\(quoted(status)),\"d\":\(quoted(reason))}}}"
+    public static func authRevoked(status: WireStatus, reason: String) -> String {
+        "{\"t\":\"d\",\"d\":{\"a\":\"ac\",\"b\":{\"s\":\(quoted(status.rawValue)),\"d\":\(quoted(reason))}}}"
     }
 
     /// The answer to a client's ping.

@@ -13,11 +13,11 @@ final class TestRegistration: EventRegistration {
 /// A listen provider that logs starts and stops and keeps each listen's `onComplete`.
 final class CapturingListenProvider: ListenProvider {
     var log: [String] = []
-    var completions: [String: (String) -> [SyncEvent]] = [:]
+    var completions: [String: (ListenOutcome) -> [SyncEvent]] = [:]
 
     static func key(_ query: QuerySpec) -> String { "\(query.path.wireForm)|\(query.identifier)" }
 
-    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]) -> [SyncEvent] {
+    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]) -> [SyncEvent] {
         let key = CapturingListenProvider.key(query)
         log.append("start \(key)\(tag.map { " tag \($0)" } ?? "")")
         completions[key] = onComplete
@@ -28,9 +28,9 @@ final class CapturingListenProvider: ListenProvider {
         log.append("stop \(CapturingListenProvider.key(query))\(tag.map { " tag \($0)" } ?? "")")
     }
 
-    func complete(_ query: QuerySpec, _ status: String) throws -> [SyncEvent] {
+    func complete(_ query: QuerySpec, _ outcome: ListenOutcome) throws -> [SyncEvent] {
         let onComplete = try #require(completions[CapturingListenProvider.key(query.forListening)])
-        return onComplete(status)
+        return onComplete(outcome)
     }
 }
 
@@ -68,7 +68,7 @@ struct CancelEventTests {
         // The query is covered by the default listen at the same location: one listen each at a and b.
         #expect(provider.log == ["start /a|default", "start /b|default"])
 
-        let events = try provider.complete(defaultQuery, "permission_denied")
+        let events = try provider.complete(defaultQuery, .cancelled(reason: "permission_denied"))
         #expect(Set(events.map(describe)) == ["all cancel /a permission_denied", "last cancel /a permission_denied"])
         #expect(events.count == 2)
         for event in events {
@@ -96,7 +96,7 @@ struct CancelEventTests {
         let tag = try #require(tree.tag(for: query))
         #expect(provider.log == ["start /q|\(query.identifier) tag \(tag)"])
 
-        let events = try provider.complete(query, "permission_denied")
+        let events = try provider.complete(query, .cancelled(reason: "permission_denied"))
         #expect(Set(events.map(describe)) == ["first cancel /q permission_denied", "second cancel /q permission_denied"])
         #expect(events.count == 2)
         #expect(tree.tag(for: query) == nil)
@@ -109,12 +109,12 @@ struct CancelEventTests {
         let registration = TestRegistration("r")
         let query = QuerySpec.default(at: "empty/place")
         #expect(tree.addEventRegistration(registration, for: query).isEmpty)
-        let events = try provider.complete(query, "ok")
+        let events = try provider.complete(query, .complete)
         #expect(events.map(describe) == ["r value /empty/place null"])
         guard case .data(let event)? = events.first else { return }
         #expect(event.node.isEmpty)
         // Completing again changes nothing.
-        #expect(try provider.complete(query, "ok").isEmpty)
+        #expect(try provider.complete(query, .complete).isEmpty)
     }
 
     @Test("listen complete on a query listen with no data raises value(null)")
@@ -122,7 +122,7 @@ struct CancelEventTests {
         let registration = TestRegistration("r")
         let query = QuerySpec(path: "p", params: try QueryParams().orderedBy(.key).limitedToFirst(2))
         #expect(tree.addEventRegistration(registration, for: query).isEmpty)
-        #expect(try provider.complete(query, "ok").map(describe) == ["r value /p null"])
+        #expect(try provider.complete(query, .complete).map(describe) == ["r value /p null"])
     }
 
     @Test("a default listen above shadows a query listen below, and re-starts it when removed")

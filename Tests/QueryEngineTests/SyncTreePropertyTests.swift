@@ -151,7 +151,7 @@ private struct PendingWrite {
 
 /// A no-op listen provider (the root default listen covers every other listen).
 private final class SilentListenProvider: ListenProvider {
-    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]) -> [SyncEvent] { [] }
+    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]) -> [SyncEvent] { [] }
     func stopListening(_ query: QuerySpec, tag: Int?) {}
 }
 

@@ -36,7 +36,7 @@ struct APITests {
         let reported = Recorder()
         ref.setValue(["no/slash": 1]) { error, _ in reported.record((error as? DatabaseError)?.code.rawValue ?? "none") }
         #expect(try await reported.waitFor(count: 1))
-        #expect(reported.all == ["invalid_argument"])
+        #expect(reported.all == [DatabaseError.Code.invalidArgument.rawValue])
         let snapshot = await ref.observeSingleEvent(of: .value)
         #expect(snapshot.json == #"{"ok":1}"#, "nothing invalid was written")
         #expect(throws: DatabaseError.self) { try DatabaseReference.validatePath("a/b[0]") }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeDatabase
+import SyncProtocol
 import TestSupport
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 struct AuthTests {
     @Test func theTokenIsKeptAcrossRestarts() async throws {
         let fake = FakeServer()
-        fake.start { _, _ in ("ok", "\"\"") }
+        fake.start { _, _ in (.ok, "\"\"") }
         defer { fake.stop() }
         let directory = Clients.temporaryDirectory("auth")
         defer { try? FileManager.default.removeItem(atPath: directory) }

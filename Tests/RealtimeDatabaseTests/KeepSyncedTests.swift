@@ -28,9 +28,11 @@ struct KeepSyncedTests {
         #expect(try await waitUntil { cached() == #"{"a":1,"b":2,"c":3}"# }, "keepSynced did not keep the data current: \(cached())")
 
         scoresRef.keepSynced(false)
-        try await Task.sleep(for: .milliseconds(200))
+        // A read sent after the unlisten is answered after the server handled it (one ordered
+        // connection), and a read after the next write is answered after any push it caused.
+        _ = try await database.reference(withPath: "probe").getData()
         try await server.write("scores/d", json: "4", namespace: namespace)
-        try await Task.sleep(for: .milliseconds(300))
+        _ = try await database.reference(withPath: "probe").getData()
         database.shutdown()
 
         // Offline, the disk holds what was synced while kept, and nothing after.

@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncProtocol
 @testable import RealtimeDatabase
 import TestSupport
@@ -75,13 +76,13 @@ struct TransactionTests {
             switch request.action {
             case "q":
                 side.sendMessage(#"{"t":"d","d":{"a":"d","b":{"p":"hot","d":0}}}"#)
-                return ("ok", "{}")
+                return (.ok, "{}")
             case "p":
                 value.record("put")
                 side.sendMessage(#"{"t":"d","d":{"a":"d","b":{"p":"hot","d":\#(value.count)}}}"#)
-                return ("datastale", "\"stale\"")
+                return (.dataStale, "\"stale\"")
             default:
-                return ("ok", "\"\"")
+                return (.ok, "\"\"")
             }
         }
         defer { fake.stop() }

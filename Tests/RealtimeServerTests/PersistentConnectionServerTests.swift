@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RealtimeServer
 import Synchronization
+import SyncClient
 import SyncProtocol
 import Testing
 
@@ -41,7 +42,7 @@ struct PersistentConnectionServerTests {
             state.withLock { $0.pushes.append((path, push)) }
         }
         func connectionAuthStatusChanged(authenticated: Bool) {}
-        func connectionListenRevoked(_ request: ListenRequest, status: String) {}
+        func connectionListenRevoked(_ request: ListenRequest, status: WireStatus) {}
         func connectionDidShutDown(reason: String) {}
     }
 
@@ -119,14 +120,14 @@ struct PersistentConnectionServerTests {
         let server = try await TestServer.start()
         let connection = connect(port: server.port, delegate: Delegate())
         // The server may answer a stale compare-and-put before an earlier write commits: label the answers.
-        let statuses = Box<(String, String)>()
+        let statuses = Box<(String, WireStatus)>()
         let current = Node(.number(1))
         connection.put(path: "counter", data: current, onComplete: { statuses.append(("plain", $0.status)) })
         connection.put(path: "counter", data: Node(.number(5)), hash: "not-the-hash", onComplete: { statuses.append(("wrong", $0.status)) })
         connection.put(path: "counter", data: Node(.number(2)), hash: current.hash, onComplete: { statuses.append(("right", $0.status)) })
         #expect(try await eventually { statuses.all.count == 3 })
         let answers = Dictionary(uniqueKeysWithValues: statuses.all)
-        #expect(answers == ["plain": "ok", "wrong": "datastale", "right": "ok"])
+        #expect(answers == ["plain": .ok, "wrong": .dataStale, "right": .ok])
         let read = Box<Result<Node, RequestFailure>>()
         connection.get(path: "counter", query: .empty, onComplete: { read.append($0) })
         #expect(try await eventually { read.all.count == 1 })

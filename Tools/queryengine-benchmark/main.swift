@@ -21,8 +21,8 @@ final class CountingRegistration: EventRegistration {
 
 /// Remembers each listen's completion so the benchmark can complete it like a server would.
 final class ImmediateListenProvider: ListenProvider {
-    var completions: [(String) -> [SyncEvent]] = []
-    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]) -> [SyncEvent] {
+    var completions: [(ListenOutcome) -> [SyncEvent]] = []
+    func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]) -> [SyncEvent] {
         completions.append(onComplete)
         return []
     }
@@ -67,7 +67,7 @@ func wideLocation() {
     let clock = ContinuousClock()
     let loadElapsed = clock.measure {
         deliver(tree.applyServerOverwrite(path: items, node: Node(children: SortedMap(entries))))
-        for completion in provider.completions { deliver(completion("ok")) }
+        for completion in provider.completions { deliver(completion(.complete)) }
     }
     let updates = 100_000
     var paths: [TreePath] = []

@@ -15,17 +15,39 @@ struct JSONParser {
     mutating func parseDocument() throws(CoreTreeError) -> Node {
         skipWhitespace()
         let node = try parseValue()
-        skipWhitespace()
-        if index != bytes.count { throw error("unexpected data after the JSON value") }
+        try finishDocument()
         return node
     }
 
-    private func error(_ what: String) -> CoreTreeError {
+    /// Checks that only white space is left.
+    mutating func finishDocument() throws(CoreTreeError) {
+        skipWhitespace()
+        if index != bytes.count { throw error("unexpected data after the JSON value") }
+    }
+
+    /// The byte at the read position, `nil` at the end.
+    var currentByte: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// The read position, in bytes.
+    var position: Int { index }
+
+    /// The text from byte `start` to the read position.
+    func text(from start: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    /// Moves past the current byte.
+    mutating func advance() { index += 1 }
+
+    /// Leaves an object or array entered with ``enter()``.
+    mutating func leave() { nesting -= 1 }
+
+    func error(_ what: String) -> CoreTreeError {
         CoreTreeError(.malformedJSON, "Malformed JSON at byte \(index): \(what).")
     }
 
     @inline(__always)
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -34,7 +56,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(CoreTreeError) -> Node {
+    mutating func parseValue() throws(CoreTreeError) -> Node {
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -48,7 +70,7 @@ struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(CoreTreeError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(CoreTreeError) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("unexpected end of input") }
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: count)
@@ -58,7 +80,7 @@ struct JSONParser {
         index += count
     }
 
-    private mutating func enter() throws(CoreTreeError) {
+    mutating func enter() throws(CoreTreeError) {
         nesting += 1
         if nesting > JSONParser.maxNesting { throw error("nesting deeper than \(JSONParser.maxNesting) levels") }
         index += 1
@@ -153,7 +175,7 @@ struct JSONParser {
         return Node(nonEmptyChildren: SortedMap(sortedUniqueElements: entries), priority: nil)
     }
 
-    private mutating func parseString() throws(CoreTreeError) -> String {
+    mutating func parseString() throws(CoreTreeError) -> String {
         index += 1  // opening quote
         let start = index
         while index < bytes.count {
@@ -239,7 +261,7 @@ struct JSONParser {
         buffer.append(contentsOf: UTF8.encode(scalar)!)
     }
 
-    private mutating func parseNumber() throws(CoreTreeError) -> Double {
+    mutating func parseNumber() throws(CoreTreeError) -> Double {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {

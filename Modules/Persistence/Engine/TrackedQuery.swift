@@ -31,20 +31,24 @@ public struct TrackedQuery: Sendable, Equatable {
     public var isPrunable: Bool { !isActive && !isPinned }
 
     func encoded() -> [UInt8] {
-        let object: [String: Any] = [
-            "path": query.path.wireForm,
-            "query": query.params.wireObject.jsonString(format: .plain),
-            "lastUse": lastUse, "complete": isComplete, "active": isActive, "pinned": isPinned,
-        ]
-        return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        var record = Node.empty
+        func set(_ key: ChildKey, _ leaf: LeafValue) { record = record.updatingImmediateChild(key, to: Node(leaf)) }
+        set("path", .string(query.path.wireForm))
+        set("query", .string(query.params.wireObject.jsonString(format: .plain)))
+        set("lastUse", .number(Double(lastUse)))
+        set("complete", .bool(isComplete))
+        set("active", .bool(isActive))
+        set("pinned", .bool(isPinned))
+        return Array(record.jsonString(format: .plain).utf8)
     }
 
     static func decode(id: Int64, _ bytes: [UInt8]) throws -> TrackedQuery {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
-              let path = object["path"] as? String, let queryText = object["query"] as? String,
-              let lastUse = (object["lastUse"] as? NSNumber)?.int64Value,
-              let complete = object["complete"] as? Bool, let active = object["active"] as? Bool,
-              let pinned = object["pinned"] as? Bool
+        let record = try? Node(json: bytes)
+        func field(_ key: ChildKey) -> LeafValue? { record?.immediateChild(key).leafValue }
+        guard case .string(let path)? = field("path"), case .string(let queryText)? = field("query"),
+              case .number(let lastUseNumber)? = field("lastUse"), let lastUse = Int64(exactly: lastUseNumber),
+              case .bool(let complete)? = field("complete"), case .bool(let active)? = field("active"),
+              case .bool(let pinned)? = field("pinned")
         else {
             throw StorageError(.invalidRecord, "tracked query \(id) is unreadable")
         }

@@ -286,18 +286,20 @@ public final class SyncTree {
 
     // MARK: - Listens
 
-    private func makeListener(for view: View) -> (hash: () -> String, onComplete: (String) -> [SyncEvent]) {
+    private func makeListener(for view: View) -> (hash: () -> String, onComplete: (ListenOutcome) -> [SyncEvent]) {
         let query = view.query
         let tag = queryToTag[query.key]
         let hash = { [weak view] in view?.serverCache.hash ?? "" }
-        let onComplete = { [weak self] (status: String) -> [SyncEvent] in
+        let onComplete = { [weak self] (outcome: ListenOutcome) -> [SyncEvent] in
             guard let self else { return [] }
-            if status == "ok" {
+            switch outcome {
+            case .complete:
                 if let tag { return self.applyTaggedListenComplete(path: query.path, tag: tag) }
                 return self.applyListenComplete(path: query.path)
+            case .cancelled(let reason):
+                // A failed listen cancels every listener at the location, not only the one that asked.
+                return self.removeEventRegistration(nil, for: query, cancelStatus: reason)
             }
-            // A failed listen cancels every listener at the location, not only the one that asked.
-            return self.removeEventRegistration(nil, for: query, cancelStatus: status)
         }
         return (hash, onComplete)
     }

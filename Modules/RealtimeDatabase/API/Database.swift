@@ -3,6 +3,7 @@ public import Persistence
 import CoreTree
 import Logging
 import PersistenceSQLite
+import SyncClient
 import SyncProtocol
 
 /// The entry point: one database (a server and a namespace) and its local state (Firebase's `Database`).

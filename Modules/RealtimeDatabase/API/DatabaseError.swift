@@ -1,4 +1,5 @@
 public import Foundation
+public import SyncProtocol
 
 /// Why a database operation failed.
 ///
@@ -7,38 +8,45 @@ public import Foundation
 /// switches on status strings keeps working.
 public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The kind of failure.
+    ///
+    /// Codes the server can send are its wire statuses (``SyncProtocol/WireStatus``), so a
+    /// rejection reaches the app as the constant that names it; ``offline`` and
+    /// ``storageFailure`` are the client's own.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The status string, as the server sends it (`permission_denied`, `datastale`, ...).
         public let rawValue: String
-        /// A code from its status string.
-        public init(rawValue: String) { self.rawValue = rawValue }
+        /// A code from its status string (other clients' spellings, such as `maxretries`, are
+        /// read as ours).
+        public init(rawValue: String) { self.rawValue = WireStatus(rawValue: rawValue).rawValue }
+        /// The code for a wire status.
+        public init(_ status: WireStatus) { rawValue = status.rawValue }
 
         /// Security rules denied the operation.
-        public static let permissionDenied = Code(rawValue: "permission_denied")
+        public static let permissionDenied = Code(.permissionDenied)
         /// A transaction's data changed on the server too often (compare-and-set kept failing).
-        public static let dataStale = Code(rawValue: "datastale")
-        /// The server failed the operation.
-        public static let failure = Code(rawValue: "failure")
+        public static let dataStale = Code(.dataStale)
+        /// The server failed the operation (its storage failed, say); nothing was written.
+        public static let failure = Code(.failure)
         /// The server is unavailable.
-        public static let unavailable = Code(rawValue: "unavailable")
+        public static let unavailable = Code(.unavailable)
         /// The write was larger than the server accepts.
-        public static let tooBig = Code(rawValue: "too_big")
+        public static let tooBig = Code(.tooBig)
         /// The connection dropped while the operation was in flight.
-        public static let disconnected = Code(rawValue: "disconnected")
+        public static let disconnected = Code(.disconnected)
         /// The auth token expired.
-        public static let expiredToken = Code(rawValue: "expired_token")
+        public static let expiredToken = Code(.expiredToken)
         /// The auth token was rejected.
-        public static let invalidToken = Code(rawValue: "invalid_token")
+        public static let invalidToken = Code(.invalidToken)
         /// A transaction was retried the maximum number of times (25).
-        public static let maxRetries = Code(rawValue: "maxretry")
+        public static let maxRetries = Code(.maxRetries)
         /// A set or update at the same location replaced a pending transaction.
-        public static let overriddenBySet = Code(rawValue: "overriddenbyset")
+        public static let overriddenBySet = Code(.overriddenBySet)
         /// `purgeOutstandingWrites()` cancelled the write.
-        public static let writeCanceled = Code(rawValue: "write_canceled")
+        public static let writeCanceled = Code(.writeCanceled)
+        /// A key, path, value or query was invalid, here or on the server; nothing was written.
+        public static let invalidArgument = Code(.invalidArgs)
         /// The client is offline and has nothing cached for the request.
         public static let offline = Code(rawValue: "offline")
-        /// A key, path, value or query was invalid; nothing was written.
-        public static let invalidArgument = Code(rawValue: "invalid_argument")
         /// Local storage failed (disk full, say); nothing was written.
         public static let storageFailure = Code(rawValue: "storage_failure")
 
@@ -57,9 +65,9 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
         self.message = message
     }
 
-    /// The error for a server status that is not `ok`.
-    init(status: String, message: String?) {
-        let code = Code(rawValue: status == "maxretries" ? Code.maxRetries.rawValue : status)
+    /// The error for a status that is not ``SyncProtocol/WireStatus/ok``.
+    init(status: WireStatus, message: String?) {
+        let code = Code(status)
         self.init(code, message ?? DatabaseError.defaultMessage(for: code))
     }
 

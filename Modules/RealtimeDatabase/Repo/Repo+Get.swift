@@ -1,6 +1,7 @@
 import CoreTree
 import Presence
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 extension Repo {
@@ -21,7 +22,7 @@ extension Repo {
                         let snapshot = DataSnapshot(
                             node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
                         repo.complete { box.value(.success(snapshot)) }
-                    case .failure(let failure) where failure.status == "permission_denied":
+                    case .failure(let failure) where failure.status == .permissionDenied:
                         let error = DatabaseError(status: failure.status, message: failure.message)
                         repo.complete { box.value(.failure(error)) }
                     case .failure:

@@ -3,6 +3,7 @@ import Logging
 import Persistence
 import Presence
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 extension Repo {
@@ -68,7 +69,7 @@ extension Repo {
     // MARK: - Server listens (the sync tree's ListenProvider)
 
     func startServerListen(
-        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]
     ) {
         let request = ListenRequest(path: query.path, query: query.params.wireObject, identifier: query.identifier, tag: tag)
         let hashBox = UncheckedBox(hash)
@@ -78,7 +79,7 @@ extension Repo {
             hash: { [weak self] in self?.perform { hashBox.value() } ?? "" },
             onComplete: onQueue { repo, status in
                 if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
-                repo.raise(completeBox.value(status.status))
+                repo.raise(completeBox.value(status.isOK ? .complete : .cancelled(reason: status.status.rawValue)))
             })
     }
 
@@ -87,9 +88,9 @@ extension Repo {
     }
 
     /// The server revoked a listen (rules changed): cancel its observers.
-    func listenRevoked(_ request: ListenRequest, status: String) {
+    func listenRevoked(_ request: ListenRequest, status: WireStatus) {
         guard let params = try? QueryParams(wireObject: request.query) else { return }
-        raise(syncTree.removeEventRegistration(nil, for: QuerySpec(path: request.path, params: params), cancelStatus: status))
+        raise(syncTree.removeEventRegistration(nil, for: QuerySpec(path: request.path, params: params), cancelStatus: status.rawValue))
     }
 
     /// Data the server pushed.
@@ -110,7 +111,7 @@ final class RepoListenProvider: ListenProvider {
     weak var repo: Repo?
 
     func startListening(
-        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]
     ) -> [SyncEvent] {
         repo?.startServerListen(query, tag: tag, hash: hash, onComplete: onComplete)
         return []

@@ -2,6 +2,7 @@ import CoreTree
 import Logging
 import Presence
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 extension Repo {
@@ -39,14 +40,14 @@ extension Repo {
     }
 
     /// Serves a listen on the `.info` tree from local state (after the registration's own events).
-    func startInfoListen(_ query: QuerySpec, onComplete: @escaping (String) -> [SyncEvent]) {
+    func startInfoListen(_ query: QuerySpec, onComplete: @escaping (ListenOutcome) -> [SyncEvent]) {
         let completeBox = UncheckedBox(onComplete)
         enqueue { [weak self] in
             guard let self else { return }
             let node = self.info.value(at: query.path)
             var events: [SyncEvent] = []
             if !node.isEmpty { events += self.infoSyncTree.applyServerOverwrite(path: query.path, node: node) }
-            events += completeBox.value("ok")
+            events += completeBox.value(.complete)
             self.raise(events)
         }
     }
@@ -97,7 +98,7 @@ final class InfoListenProvider: ListenProvider {
     weak var repo: Repo?
 
     func startListening(
-        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]
+        _ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]
     ) -> [SyncEvent] {
         repo?.startInfoListen(query, onComplete: onComplete)
         return []
@@ -127,7 +128,7 @@ final class RepoConnectionDelegate: ConnectionDelegate, @unchecked Sendable {
         repo?.enqueue { [weak repo] in repo?.authenticationChanged(authenticated) }
     }
 
-    func connectionListenRevoked(_ request: ListenRequest, status: String) {
+    func connectionListenRevoked(_ request: ListenRequest, status: WireStatus) {
         repo?.enqueue { [weak repo] in repo?.listenRevoked(request, status: status) }
     }
 

@@ -1,5 +1,6 @@
 import CoreTree
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 /// Transactions: run the block on the local data (listeners see the result at once), then
@@ -97,7 +98,7 @@ extension Repo {
             raise(finishTransaction(record, error: DatabaseError(.overriddenBySet, DatabaseError.defaultMessage(for: .overriddenBySet)), revert: true))
         } else if status.isOK {
             raise(finishTransaction(record, error: nil, revert: false))
-        } else if status.status == "datastale" {
+        } else if status.status == .dataStale {
             // Runs again, on fresh data, when it is sent next.
             record.status = .waiting
             if record.retries >= TransactionRecord.maxRetries {

@@ -3,6 +3,7 @@ import Logging
 import Persistence
 import Presence
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 /// What a write's completion hears: `nil` on success, else why it failed.
@@ -75,7 +76,7 @@ extension Repo {
 
     /// The server answered a write: drop it from the queue, revert it if rejected, tell the caller.
     func writeAcknowledged(_ writeId: Int64, _ status: RequestStatus, _ completion: WriteCompletion?) {
-        if status.status == "write_canceled" {
+        if status.status == .writeCanceled {
             // purgeOutstandingWrites() already reverted it.
             if let completion { complete { completion(DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled))) } }
             return

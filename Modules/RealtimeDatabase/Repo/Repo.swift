@@ -5,15 +5,20 @@ import Logging
 import Persistence
 import Presence
 import QueryEngine
+import SyncClient
 import SyncProtocol
 
 /// The client's engine room: wires the sync tree, persistence, the connection, the `.info` tree,
 /// onDisconnect bookkeeping and the transaction queue together.
 ///
-/// All state lives on one serial queue. Public API calls enter it synchronously (``perform(_:)``,
-/// re-entrant, so a write is durable and its local events queued before the call returns);
-/// connection callbacks enter it asynchronously, in the order the connection reports them.
-/// Listener blocks run on the callback queue, in order.
+/// All state lives on one serial domain, ``RepoQueue``: public API calls enter it synchronously
+/// (``perform(_:)``, re-entrant, so a write is durable and its local events queued before the call
+/// returns); connection callbacks enter it asynchronously, in the order the connection reports
+/// them. Listener blocks run on the callback queue, in order.
+///
+/// `@unchecked Sendable` because every mutable property is touched only on ``queue``: the entry
+/// points (``perform(_:)``, ``onQueue(_:)``, ``enqueue(_:)``) put the caller there, and ``raise(_:)``,
+/// through which every state change reaches listeners, checks it.
 final class Repo: @unchecked Sendable {
     struct Configuration {
         struct PersistenceSettings {
@@ -31,23 +36,23 @@ final class Repo: @unchecked Sendable {
     }
 
     static let logger = Logger(label: "rtdb.client")
-    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    let queue = DispatchQueue(label: "rtdb.repo")
+    /// The serial domain that owns the state below.
+    let queue = RepoQueue(label: "rtdb.repo")
     let callbackQueue: DispatchQueue
     weak var database: Database?
     let tokenStore: AuthTokenStore
     let connectionEndpoint: ConnectionEndpoint
 
     // State below is touched only on `queue`.
-    var syncTree: SyncTree!
-    var infoSyncTree: SyncTree!
+    let syncTree: SyncTree
+    let infoSyncTree: SyncTree
     var info = InfoTree()
     var clock = ServerClock()
     var onDisconnects = OnDisconnectTree()
     var nextWriteId: Int64 = 1
-    var persistence: PersistenceManager?
-    var connection: PersistentConnection!
+    let persistence: PersistenceManager?
+    let connection: PersistentConnection
     var observers: [DatabaseHandle: (registration: ObserverRegistration, query: QuerySpec)] = [:]
     var nextHandle: DatabaseHandle = 1
     var keptSynced: [QuerySpec: KeepSyncedRegistration] = [:]
@@ -61,15 +66,16 @@ final class Repo: @unchecked Sendable {
         self.callbackQueue = configuration.callbackQueue
         self.tokenStore = configuration.tokenStore
         self.connectionEndpoint = configuration.endpoint
-        queue.setSpecific(key: Repo.queueKey, value: ObjectIdentifier(self))
         let listens = RepoListenProvider()
         let infoListens = InfoListenProvider()
         let delegate = RepoConnectionDelegate()
-        if let settings = configuration.persistence {
-            persistence = Repo.openPersistence(settings, backends: configuration.backends)
-        }
+        let persistence = configuration.persistence.flatMap { Repo.openPersistence($0, backends: configuration.backends) }
+        self.persistence = persistence
         syncTree = SyncTree(listenProvider: listens, persistence: persistence ?? NoPersistence())
         infoSyncTree = SyncTree(listenProvider: infoListens)
+        connection = PersistentConnection(
+            endpoint: configuration.endpoint, transport: configuration.transport, delegate: delegate,
+            authTokenProvider: configuration.tokenStore)
         if let persistence {
             if tokenStore.wasSet {
                 // Set before the store was open: keep it now.
@@ -78,9 +84,6 @@ final class Repo: @unchecked Sendable {
                 tokenStore.restore(String(decoding: saved, as: UTF8.self))
             }
         }
-        connection = PersistentConnection(
-            endpoint: configuration.endpoint, transport: configuration.transport, delegate: delegate,
-            authTokenProvider: tokenStore)
         listens.repo = self
         infoListens.repo = self
         delegate.repo = self
@@ -109,9 +112,7 @@ final class Repo: @unchecked Sendable {
     /// Runs `body` on the repo queue and waits; runs it directly when already there (a
     /// transaction block or a listener set up from inside the repo).
     func perform<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        if DispatchQueue.getSpecific(key: Repo.queueKey) == ObjectIdentifier(self) { return try body() }
-        let result: Result<T, E> = queue.sync { Result { () throws(E) in try body() } }
-        return try result.get()
+        try queue.sync(body)
     }
 
     /// A callback for the connection that continues on the repo queue, if the repo still exists.
@@ -124,7 +125,7 @@ final class Repo: @unchecked Sendable {
 
     /// Runs `body` on the repo queue later, in order.
     func enqueue(_ body: @escaping @Sendable () -> Void) {
-        queue.async(execute: body)
+        queue.async(body)
     }
 
     /// The sync tree serving `path`: the `.info` tree or the database's.
@@ -136,6 +137,7 @@ final class Repo: @unchecked Sendable {
 
     /// Hands events to their observers on the callback queue, in order.
     func raise(_ events: [SyncEvent]) {
+        queue.preconditionOnQueue()
         guard !events.isEmpty, let database else { return }
         var deliveries: [@Sendable () -> Void] = []
         deliveries.reserveCapacity(events.count)
@@ -152,7 +154,7 @@ final class Repo: @unchecked Sendable {
             case .cancel(let cancel):
                 guard let registration = cancel.registration as? ObserverRegistration else { continue }
                 observers[registration.handle] = nil
-                let error = DatabaseError(status: cancel.status, message: nil)
+                let error = DatabaseError(status: WireStatus(rawValue: cancel.status), message: nil)
                 deliveries.append { registration.cancelled(error) }
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncProtocol
 
 /// The auth token the connection sends, set by the app and (with persistence) restored after a restart.

@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncProtocol
 
 /// A parsed database URL: where the server is, which namespace, and an optional path.

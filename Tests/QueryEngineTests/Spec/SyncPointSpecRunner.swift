@@ -32,7 +32,7 @@ final class SyncPointSpecRunner {
         var active: Set<String> = []
         var problems: [String] = []
 
-        func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (String) -> [SyncEvent]) -> [SyncEvent] {
+        func startListening(_ query: QuerySpec, tag: Int?, hash: @escaping () -> String, onComplete: @escaping (ListenOutcome) -> [SyncEvent]) -> [SyncEvent] {
             let key = "\(query.path.wireForm)|\(query.identifier)"
             if !active.insert(key).inserted { problems.append("duplicate listen for \(key)") }
             return []

@@ -3,6 +3,7 @@ import Foundation
 import Persistence
 import PersistenceLevelDB
 import PersistenceLMDB
+import SyncClient
 import SyncProtocol
 @testable import RealtimeDatabase
 import TestSupport

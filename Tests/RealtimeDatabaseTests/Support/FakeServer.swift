@@ -1,4 +1,5 @@
 import Foundation
+import SyncClient
 import SyncProtocol
 import TestSupport
 
@@ -20,7 +21,7 @@ final class FakeServer: @unchecked Sendable {
 
     /// Serves connections: handshake, then each request goes to `handle`, which sends pushes
     /// and returns the reply's status and data JSON.
-    func start(_ handle: @escaping @Sendable (Request, InMemoryServerSide) -> (status: String, data: String)) {
+    func start(_ handle: @escaping @Sendable (Request, InMemoryServerSide) -> (status: WireStatus, data: String)) {
         let transport = transport
         task = Task {
             while !Task.isCancelled {

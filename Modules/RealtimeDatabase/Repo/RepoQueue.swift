@@ -1,0 +1,54 @@
+import Dispatch
+
+/// The client's one serial domain: the dispatch queue every piece of the repo's state lives on,
+/// and the checks that code touching that state runs there.
+///
+/// Public API calls enter with ``sync(_:)`` (re-entrant: a transaction block or a listener that
+/// calls the API from inside the repo runs directly), so a write is durable and its events are
+/// queued before the call returns. Reports from the connection enter with ``async(_:)``, in the
+/// order they were made. State accessors call ``preconditionOnQueue()`` (as GRDB's
+/// `SerializedDatabase` checks its queue), so a call from the wrong thread stops at once instead
+/// of racing.
+///
+/// Nothing waits on this queue from inside the connection actor or a cooperative thread:
+/// ``value(_:)`` hands a result back to `async` code by suspending, not by blocking.
+final class RepoQueue: Sendable {
+    private let queue: DispatchQueue
+    private let key = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// A new serial queue named `label`.
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: ObjectIdentifier(self))
+    }
+
+    /// Whether the caller runs on this queue.
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
+
+    /// Stops the program when the caller is not on this queue.
+    func preconditionOnQueue(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(isCurrent, "The client's state was touched off its queue.", file: file, line: line)
+    }
+
+    /// Runs `body` on the queue and waits for it; runs it directly when already there.
+    ///
+    /// For synchronous public API calls only: never call it from `async` code.
+    func sync<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        if isCurrent { return try body() }
+        let result: Result<T, E> = queue.sync { Result { () throws(E) in try body() } }
+        return try result.get()
+    }
+
+    /// Runs `body` on the queue later, after everything queued before it.
+    func async(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Runs `body` on the queue and returns its result to `async` code, suspending (not blocking)
+    /// until it has run.
+    func value<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
+    }
+}

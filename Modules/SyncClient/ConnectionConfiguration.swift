@@ -1,0 +1,17 @@
+import SyncProtocol
+/// How a ``PersistentConnection`` times its connection: keep-alive, connect timeout and reconnect backoff.
+public struct ConnectionConfiguration: Sendable {
+    /// After this long with nothing sent, the keep-alive frame `0` is sent (45 s, as the Firebase SDKs).
+    public var keepAliveInterval: Duration = .seconds(45)
+    /// How long opening the socket and receiving the server's handshake may take (30 s).
+    public var connectTimeout: Duration = .seconds(30)
+    /// The delays between reconnect attempts.
+    public var backoff: BackoffPolicy = .init()
+    /// The counter sent once, on the first connection, as the stats request `{"c":{name:1}}`; nil sends none.
+    public var sdkStatsName: String? = "sdk.swift.1-0-0"
+    /// The largest message accepted from the server, in UTF-8 bytes; a larger one drops the connection.
+    public var maxIncomingMessageBytes: Int = 1 << 28
+
+    /// The default configuration.
+    public init() {}
+}
