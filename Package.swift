@@ -25,6 +25,12 @@ let package = Package(
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .executable(name: "rtdb-server", targets: ["rtdb-server"]),
     ],
+    traits: [
+        .trait(
+            name: "SQLite",
+            description: "Links the SQLite persistence backend into RealtimeDatabase as its default. Turn default traits off to link no backend and register LMDB or LevelDB yourself."),
+        .default(enabledTraits: ["SQLite"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -143,11 +149,13 @@ let package = Package(
             path: tests("PresenceTests")
         ),
         // The client users import: Firebase iOS names over SyncTree, PersistenceManager and
-        // PersistentConnection. Links SQLite (the default backend); apps add LMDB or LevelDB by product.
+        // PersistentConnection. Links SQLite only with the SQLite trait (on by default); apps add
+        // LMDB or LevelDB by product.
         .target(
             name: "RealtimeDatabase",
             dependencies: [
-                "CoreTree", "QueryEngine", "Persistence", "PersistenceSQLite", "SyncProtocol", "SyncClient", "Presence",
+                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SyncClient", "Presence",
+                .target(name: "PersistenceSQLite", condition: .when(traits: ["SQLite"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: module("RealtimeDatabase")

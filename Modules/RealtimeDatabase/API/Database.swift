@@ -2,7 +2,6 @@ public import Foundation
 public import Persistence
 import CoreTree
 import Logging
-import PersistenceSQLite
 import SyncClient
 import SyncProtocol
 
@@ -20,7 +19,7 @@ public final class Database: @unchecked Sendable {
     private var started: Repo?
     private var persistenceEnabled = false
     private var cacheSizeBytes = UInt(CachePolicy.defaultBytes)
-    private var backendName = "sqlite"
+    private var backendName: String?
     private var directory: String?
     private var queue = DispatchQueue(label: "rtdb.callbacks")
     private var tokenStore = AuthTokenStore()
@@ -86,10 +85,12 @@ public final class Database: @unchecked Sendable {
         set { setting("persistenceCacheSizeBytes") { cacheSizeBytes = newValue } }
     }
 
-    /// The storage backend for persistence, by name: `sqlite` (the default), `memory`, or a
-    /// backend added with ``registerPersistenceBackend(_:)`` (`lmdb`, `leveldb`).
+    /// The storage backend for persistence, by name: `sqlite` (the default with the package's
+    /// default `SQLite` trait), `memory`, or a backend added with ``registerPersistenceBackend(_:)``
+    /// (`lmdb`, `leveldb`). With the `SQLite` trait off, the default is the last backend
+    /// registered, else `memory`.
     public var persistenceBackendName: String {
-        get { lock.withLock { backendName } }
+        get { lock.withLock { backendName } ?? Registry.shared.defaultBackendName() }
         set { setting("persistenceBackendName") { backendName = newValue } }
     }
 
@@ -194,7 +195,7 @@ public final class Database: @unchecked Sendable {
             let configuration = Repo.Configuration(
                 endpoint: url.endpoint,
                 persistence: persistenceEnabled
-                    ? .init(backend: backendName, directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheSizeBytes))
+                    ? .init(backend: backendName ?? Registry.shared.defaultBackendName(), directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheSizeBytes))
                     : nil,
                 callbackQueue: queue,
                 tokenStore: tokenStore,

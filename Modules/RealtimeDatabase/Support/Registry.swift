@@ -1,6 +1,8 @@
 import Foundation
 import Persistence
+#if SQLite
 import PersistenceSQLite
+#endif
 
 /// The shared database instances, the configured default URL and the registered storage backends.
 final class Registry: @unchecked Sendable {
@@ -48,7 +50,26 @@ final class Registry: @unchecked Sendable {
         }
     }
 
+    /// The backends linked into the package (SQLite with the `SQLite` trait) and registered by the app.
     func backends() -> StorageBackends {
-        StorageBackends([.memory, .sqlite] + lock.withLock { extraBackends })
+        StorageBackends(Registry.linkedBackends + lock.withLock { extraBackends })
+    }
+
+    /// The backend persistence uses unless the app names one: SQLite when the `SQLite` trait
+    /// links it, else the last backend the app registered, else the in-memory store.
+    func defaultBackendName() -> String {
+        #if SQLite
+        return StorageBackend.sqlite.name
+        #else
+        return lock.withLock { extraBackends.last?.name } ?? StorageBackend.memory.name
+        #endif
+    }
+
+    private static var linkedBackends: [StorageBackend] {
+        #if SQLite
+        [.memory, .sqlite]
+        #else
+        [.memory]
+        #endif
     }
 }
