@@ -28,10 +28,8 @@ public actor NamespaceDatabase {
     private var isClosed = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var pushIDs = PushIDGenerator()
-    private(set) var commitCount = 0
 
     private struct PendingWrite: Sendable {
-        var replacements: [(path: TreePath, node: Node)]
         var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
         var changedPaths: [TreePath]
         var value: Node
@@ -141,7 +139,7 @@ public actor NamespaceDatabase {
             deliveries = mergeDeliveries(at: path, children: resolved, old: old)
         }
         let write = PendingWrite(
-            replacements: changed.compactMap(replacement(for:)), deliveries: deliveries, changedPaths: changed,
+            deliveries: deliveries, changedPaths: changed,
             value: root.child(at: operation.path), rootAfter: root, completion: completion)
         pending.append(write)
         startCommitting()
@@ -176,20 +174,6 @@ public actor NamespaceDatabase {
         } catch {
             throw ServerError(.invalidArgument, error.message)
         }
-    }
-
-    /// What the store must write for a change at `path`: the complete new data at the path's
-    /// anchor, or, when the data there is gone, at the highest ancestor left empty. `nil` when a
-    /// removal under a leaf changed nothing.
-    private func replacement(for path: TreePath) -> (path: TreePath, node: Node)? {
-        var target = EngineServerStore.anchor(for: path)
-        var node = root.child(at: target)
-        if node.isEmpty {
-            while let parent = target.parent, root.child(at: parent).isEmpty { target = parent }
-            if let parent = target.parent, root.child(at: parent).isLeaf { return nil }
-            node = .empty
-        }
-        return (target, node)
     }
 
     // MARK: - Listener updates
@@ -270,12 +254,8 @@ public actor NamespaceDatabase {
         while !pending.isEmpty {
             let group = pending
             pending = []
-            let replacements = group.flatMap(\.replacements)
-            var failure: (any Error)?
-            if !replacements.isEmpty {
-                failure = await commitOffActor(replacements)
-                commitCount += 1
-            }
+            let change = StoreChange(root: group[group.count - 1].rootAfter, changedPaths: group.flatMap(\.changedPaths))
+            let failure = change.changedPaths.isEmpty ? nil : await commitOffActor(change)
             finish(group, failure: failure)
         }
         committing = false
@@ -285,12 +265,12 @@ public actor NamespaceDatabase {
     }
 
     /// Runs the blocking store commit on this namespace's own queue, off the cooperative pool.
-    private func commitOffActor(_ replacements: [(path: TreePath, node: Node)]) async -> (any Error)? {
+    private func commitOffActor(_ change: StoreChange) async -> (any Error)? {
         let store = self.store
         return await withCheckedContinuation { continuation in
             commitQueue.async {
                 do {
-                    try store.commit(replacements)
+                    try store.commit(change)
                     continuation.resume(returning: nil)
                 } catch {
                     continuation.resume(returning: error)

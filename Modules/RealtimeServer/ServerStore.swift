@@ -1,44 +1,49 @@
 public import CoreTree
-public import Persistence
 
-/// Durable storage for one namespace's tree.
+/// Durable storage for one namespace's tree: what a server needs from a database engine.
 ///
-/// The server keeps the whole tree in memory and hands the store, for each group of writes, the
-/// complete new data at each changed location; the store makes that durable atomically.
+/// The server keeps the namespace's whole tree in memory and is its only writer through this
+/// store (one store instance per namespace). A store promises:
+///
+/// - **Load**: ``load()`` returns the tree as the last successful ``commit(_:)`` left it
+///   (the empty node for a new store), priorities included.
+/// - **Atomic commits**: a commit makes every change it carries durable, or none of them. After
+///   it returns, ``load()``, in this process or after the process is killed (SIGKILL) or the
+///   machine loses power, returns the committed tree; after it throws, the tree as before it.
+/// - **Order**: commits apply in the order they are made; a commit is not visible to ``load()``
+///   before the ones made before it.
+/// - **Settings**: small named byte strings (the security rules, say), kept durably beside the
+///   tree and independent of it.
+/// - **Close**: ``close()`` releases the store; every later call throws.
+///
+/// How the tree is laid out (rows per leaf, per subtree, a log) is the store's own business:
+/// a commit hands it the new tree and the paths where it differs from the last committed one.
+/// `Tests/ServerStoreConformance` checks these promises; every implementation runs it.
 public protocol ServerStore: Sendable {
-    /// The stored tree (read once, when the namespace opens).
+    /// The stored tree.
     func load() throws -> Node
-    /// Makes the replacements durable, all or nothing, in order. Each is the complete data now at
-    /// its path, with the promises of ``Persistence/StorageEngine/replaceData(_:durable:)``.
-    func commit(_ replacements: [(path: TreePath, node: Node)]) throws
-    /// A stored setting (such as the security rules), or `nil`.
+    /// Makes `change` durable, all or nothing.
+    func commit(_ change: StoreChange) throws
+    /// A stored setting, or `nil`.
     func setting(named name: String) throws -> [UInt8]?
-    /// Stores a setting durably.
+    /// Stores a setting durably, replacing any earlier value.
     func saveSetting(named name: String, _ value: [UInt8]) throws
-    /// Closes the store; later calls fail.
+    /// Closes the store; later calls throw.
     func close() throws
 }
 
-/// The embedded default: a ``Persistence/StorageEngine`` over any ``Persistence/OrderedKeyValueStore``
-/// backend (SQLite, LMDB, LevelDB or memory).
-public final class EngineServerStore: ServerStore {
-    private let engine: StorageEngine
+/// One commit: the namespace's complete tree after it, and where that tree differs from the tree
+/// of the last commit.
+public struct StoreChange: Sendable {
+    /// The whole tree after the change.
+    public var root: Node
+    /// The paths whose data changed, in the order they were written; the data at every other
+    /// path is as the last commit left it. A path may lie inside or above another.
+    public var changedPaths: [TreePath]
 
-    /// Stores into `engine`.
-    public init(engine: StorageEngine) { self.engine = engine }
-
-    public func load() throws -> Node { try engine.serverCache(at: .root) }
-
-    public func commit(_ replacements: [(path: TreePath, node: Node)]) throws {
-        try engine.replaceData(replacements, durable: true)
+    /// A change to `root` at `changedPaths`.
+    public init(root: Node, changedPaths: [TreePath]) {
+        self.root = root
+        self.changedPaths = changedPaths
     }
-
-    public func setting(named name: String) throws -> [UInt8]? { try engine.setting(named: name) }
-
-    public func saveSetting(named name: String, _ value: [UInt8]) throws { try engine.saveSetting(named: name, value) }
-
-    public func close() throws { try engine.close() }
-
-    /// Where a write at `path` is stored as a whole.
-    static func anchor(for path: TreePath) -> TreePath { StorageEngine.replacementAnchor(for: path) }
 }

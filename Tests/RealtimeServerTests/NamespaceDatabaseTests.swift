@@ -14,7 +14,7 @@ final class SlowStore: ServerStore {
     func failNextCommit() { state.withLock { $0.failNext = true } }
 
     func load() throws -> Node { state.withLock { $0.data } }
-    func commit(_ replacements: [(path: TreePath, node: Node)]) throws {
+    func commit(_ change: StoreChange) throws {
         Thread.sleep(forTimeInterval: 0.005)
         try state.withLock { state in
             if state.failNext {
@@ -22,7 +22,7 @@ final class SlowStore: ServerStore {
                 throw ServerError(.storageFailed, "disk full (simulated)")
             }
             state.commits += 1
-            for (path, node) in replacements { state.data = state.data.updatingChild(at: path, to: node) }
+            state.data = change.root
         }
     }
     func setting(named name: String) throws -> [UInt8]? { nil }

@@ -15,9 +15,10 @@ extension StorageEngine {
     /// promises that each path is its own ``replacementAnchor(for:)`` and that no ancestor of a
     /// path holds a leaf in the new data (for a removal, pass the highest ancestor that became
     /// empty). The running cache size is not maintained here; it is recounted when the engine opens.
+    /// The caller serialises its own commits (one group of writes at a time), so the batch goes to
+    /// the store directly, without the group commit that shares syncs between queue writers.
     ///
-    /// - Parameter durable: whether the batch is synced to disk before this returns. Concurrent
-    ///   durable callers share syncs.
+    /// - Parameter durable: whether the batch is synced to disk before this returns.
     public func replaceData(_ replacements: [(path: TreePath, node: Node)], durable: Bool) throws {
         var batch = WriteBatch()
         var delta = 0
@@ -30,11 +31,7 @@ extension StorageEngine {
             addRows(of: node, at: path, to: &batch, delta: &delta)
         }
         guard !batch.isEmpty else { return }
-        if durable {
-            try commitShared(batch)
-        } else {
-            try store.write(batch, durable: false)
-        }
+        try store.write(batch, durable: durable)
     }
 
     /// A setting stored beside the data (for example a server's security rules), or `nil`.

@@ -22,11 +22,13 @@ public final class StorageEngine: @unchecked Sendable {
     private let groupCommit = GroupCommit()
     private var cacheBytes: Int = 0
 
-    /// Opens the engine over `store`, checking the format and recounting the cache size.
+    /// Opens the engine over `store`, checking the format and, with `accountsCacheSize`,
+    /// recounting the cache size (a server that keeps its tree here and never prunes passes
+    /// `false` and skips reading every row at open).
     ///
     /// - Throws: ``StorageError/Code-swift.enum/unsupportedFormat(found:supported:)`` for a store
     ///   written by a newer version; whatever `migrate` throws for an older one.
-    public init(store: any OrderedKeyValueStore, migrate: Migration? = nil) throws {
+    public init(store: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
         self.store = store
         let found = try store.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
@@ -47,7 +49,7 @@ public final class StorageEngine: @unchecked Sendable {
             batch.put(StorageKeys.formatVersion, Array(String(StorageEngine.formatVersion).utf8))
             try store.write(batch, durable: true)
         }
-        cacheBytes = try countCacheBytes()
+        if accountsCacheSize { cacheBytes = try countCacheBytes() }
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
@@ -279,21 +281,21 @@ public final class StorageEngine: @unchecked Sendable {
     public func appendUserWrite(_ record: UserWriteRecord) throws {
         var batch = WriteBatch()
         batch.put(StorageKeys.writeKey(record.writeId), record.encoded())
-        try commitDurably(batch)
+        try commitShared(batch)
     }
 
     /// Removes a write from the queue (acknowledged or reverted); durable when this returns.
     public func removeUserWrite(writeId: Int64) throws {
         var batch = WriteBatch()
         batch.delete(StorageKeys.writeKey(writeId))
-        try commitDurably(batch)
+        try commitShared(batch)
     }
 
     /// Empties the queue; durable when this returns.
     public func removeAllUserWrites() throws {
         var batch = WriteBatch()
         batch.deleteRange(KeyRange(prefix: StorageKeys.writePrefix))
-        try commitDurably(batch)
+        try commitShared(batch)
     }
 
     /// The queued writes, oldest first.
@@ -309,16 +311,13 @@ public final class StorageEngine: @unchecked Sendable {
         return records
     }
 
-    /// Writes `batch` durably, sharing the sync with concurrent callers (group commit).
+    /// Writes `batch` durably, sharing the sync with concurrent callers (group commit). Queue
+    /// records are only put and deleted, never read and changed, so this does not hold the engine
+    /// lock: concurrent writers' batches go to the store together.
     func commitShared(_ batch: WriteBatch) throws {
         try groupCommit.commit(batch) { group in try store.write(group, durable: true) }
     }
 
-    private func commitDurably(_ batch: WriteBatch) throws {
-        // Queue records are only put and deleted, never read and changed, so they need not hold
-        // the engine lock: concurrent writers' batches go to the store together.
-        try groupCommit.commit(batch) { group in try store.write(group, durable: true) }
-    }
 
     // MARK: - Tracked queries
 
