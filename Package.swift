@@ -219,7 +219,7 @@ let package = Package(
             name: "RealtimeServerTests",
             dependencies: [
                 "RealtimeServer", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
-                "PersistenceLevelDB", "PersistenceConformance", "TestSupport",
+                "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -227,6 +227,18 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             path: tests("RealtimeServerTests")
+        ),
+        // The ServerStore conformance suite every server store passes (no product), and its child
+        // process for the SIGKILL check.
+        .target(
+            name: "ServerStoreConformance",
+            dependencies: ["RealtimeServer", "CoreTree", "TestSupport"],
+            path: tests("ServerStoreConformance")
+        ),
+        .executableTarget(
+            name: "serverstore-crash-writer",
+            dependencies: ["RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB"],
+            path: tool("serverstore-crash-writer")
         ),
         .executableTarget(
             name: "rtdb-server",

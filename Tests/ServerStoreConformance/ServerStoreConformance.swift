@@ -1,0 +1,264 @@
+import CoreTree
+import Foundation
+public import RealtimeServer
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The ``RealtimeServer/ServerStore`` conformance suite: every store implementation's tests run
+/// each ``Requirement`` and print `serverstore conformance <name>: N passed, M failed`.
+public struct ServerStoreConformance: Sendable {
+    /// One named promise of the store contract.
+    public enum Requirement: String, CaseIterable, Sendable, CustomStringConvertible {
+        case emptyStart = "load: a new store loads the empty tree"
+        case roundTripAndReopen = "commit: random changes load back exactly, also after close and reopen"
+        case orderWithinAndAcross = "order: later commits win; a change and changes inside it in one commit apply in order"
+        case prioritiesAndLongPaths = "data: priorities and a 32-level, 768-byte path survive"
+        case settings = "settings: absent, saved, replaced, kept across reopen, independent of the tree"
+        case closed = "close: every call on a closed store throws"
+        case atomicAndDurableUnderSIGKILL = "durability: a writer killed with SIGKILL loses no committed change and shows no partial one (10 rounds)"
+
+        public var description: String { rawValue }
+    }
+
+    /// The store's name (in test output and for the crash writer).
+    public let name: String
+    /// Whether the store outlives its process.
+    public let outlivesProcess: Bool
+    private let openStore: @Sendable (String) throws -> any ServerStore
+
+    /// A suite for stores opened by `open` on a directory.
+    public init(name: String, outlivesProcess: Bool = true, open: @escaping @Sendable (String) throws -> any ServerStore) {
+        self.name = name
+        self.outlivesProcess = outlivesProcess
+        self.openStore = open
+    }
+
+    /// Runs one requirement; throws when the store breaks it.
+    public func check(_ requirement: Requirement) throws {
+        let directory = NSTemporaryDirectory() + "serverstore-\(name)-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        switch requirement {
+        case .emptyStart: try emptyStart(directory)
+        case .roundTripAndReopen: try roundTripAndReopen(directory)
+        case .orderWithinAndAcross: try orderWithinAndAcross(directory)
+        case .prioritiesAndLongPaths: try prioritiesAndLongPaths(directory)
+        case .settings: try settings(directory)
+        case .closed: try closed(directory)
+        case .atomicAndDurableUnderSIGKILL: try atomicAndDurableUnderSIGKILL(directory)
+        }
+    }
+
+    /// Runs a requirement on a thread of its own (the checks block), recording the tally line.
+    public func checkOffThread(_ requirement: Requirement) async throws {
+        let suite = self
+        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Result { try suite.check(requirement) }) }
+        }
+        var outcome = result
+        if case .failure(let error) = result, error is NotApplicable {
+            print("serverstore conformance \(name): '\(requirement)' does not apply: \(error)")
+            outcome = .success(())
+        }
+        ServerStoreTally.shared.record(name, passed: (try? outcome.get()) != nil, total: Requirement.allCases.count)
+        try outcome.get()
+    }
+
+    // MARK: - Checks
+
+    private func emptyStart(_ directory: String) throws {
+        let store = try openStore(directory)
+        defer { try? store.close() }
+        try expect(try store.load() == .empty, "a new store loaded \(try store.load())")
+    }
+
+    private func roundTripAndReopen(_ directory: String) throws {
+        var random = SplitMix64(seed: 7)
+        var model = Node.empty
+        var store = try openStore(directory)
+        for round in 1...60 {
+            var paths: [TreePath] = []
+            for _ in 0..<(1 + Int(random.next() % 4)) {
+                let path = TreePath(keys: (0..<(1 + Int(random.next() % 3))).map { _ in ChildKey("k\(random.next() % 4)") })
+                let node: Node = random.next() % 5 == 0 ? .empty
+                    : random.next() % 2 == 0 ? Node(.number(Double(random.next() % 1000)))
+                    : Node(children: ["v": Node(.string("s\(random.next() % 50)")), "n": Node(.number(Double(round)))])
+                model = model.updatingChild(at: path, to: node)
+                paths.append(path)
+            }
+            try store.commit(StoreChange(root: model, changedPaths: paths))
+            if round % 20 == 0 {
+                try store.close()
+                store = try openStore(directory)
+            }
+            try expect(try store.load() == model, "round \(round): loaded \(try store.load()), expected \(model)")
+        }
+        try store.close()
+    }
+
+    private func orderWithinAndAcross(_ directory: String) throws {
+        let store = try openStore(directory)
+        defer { try? store.close() }
+        var root = try Node(jsonString: #"{"a":{"b":{"c":1,"d":2},"e":3},"f":4}"#)
+        try store.commit(StoreChange(root: root, changedPaths: [.root]))
+        // One commit: replace a, then write inside it.
+        root = root.updatingChild(at: "a", to: Node(children: ["x": Node(.number(9))]))
+        root = root.updatingChild(at: "a/y/z", to: Node(.bool(true)))
+        try store.commit(StoreChange(root: root, changedPaths: ["a", "a/y/z"]))
+        try expect(try store.load() == root, "within a commit: loaded \(try store.load())")
+        // Across commits: a removal, then a leaf where the removed subtree was, then a removal above.
+        root = root.updatingChild(at: "a/x", to: .empty)
+        try store.commit(StoreChange(root: root, changedPaths: ["a/x"]))
+        root = root.updatingChild(at: "a", to: Node(.string("leaf")))
+        try store.commit(StoreChange(root: root, changedPaths: ["a"]))
+        try expect(try store.load() == root, "a leaf replacing a subtree: loaded \(try store.load())")
+        root = root.updatingChild(at: "a", to: .empty).updatingChild(at: "f", to: .empty)
+        try store.commit(StoreChange(root: root, changedPaths: ["a", "f"]))
+        try expect(try store.load() == .empty, "everything removed: loaded \(try store.load())")
+    }
+
+    private func prioritiesAndLongPaths(_ directory: String) throws {
+        var store = try openStore(directory)
+        let longKey = String(repeating: "k", count: 22)
+        let path = TreePath(keys: (0..<31).map { _ in ChildKey(longKey) } + [ChildKey("leaf")])
+        try expect(path.depth == 32, "the long path has \(path.depth) levels")
+        var root = Node.empty
+        root = root.updatingChild(at: path, to: Node(.string("deep")))
+        root = root.updatingChild(at: "p", to: try Node(jsonString: #"{".priority":"high","a":{".value":1,".priority":2}}"#))
+        try store.commit(StoreChange(root: root, changedPaths: [path, "p"]))
+        try store.close()
+        store = try openStore(directory)
+        defer { try? store.close() }
+        let loaded = try store.load()
+        try expect(loaded.child(at: path) == Node(.string("deep")), "the 32-level path loaded \(loaded.child(at: path))")
+        try expect(loaded.child(at: "p").jsonString(format: .export) == root.child(at: "p").jsonString(format: .export),
+                   "priorities loaded as \(loaded.child(at: "p").jsonString(format: .export))")
+    }
+
+    private func settings(_ directory: String) throws {
+        var store = try openStore(directory)
+        try expect(try store.setting(named: "rules") == nil, "a new store has a setting")
+        try store.saveSetting(named: "rules", Array("one".utf8))
+        try store.saveSetting(named: "rules", Array("two".utf8))
+        try store.saveSetting(named: "other", [0, 255])
+        try store.commit(StoreChange(root: Node(children: ["rules": Node(.number(1))]), changedPaths: ["rules"]))
+        try store.close()
+        store = try openStore(directory)
+        defer { try? store.close() }
+        try expect(try store.setting(named: "rules") == Array("two".utf8), "the rules setting was not replaced and kept")
+        try expect(try store.setting(named: "other") == [0, 255], "a second setting was lost")
+        try expect(try store.load() == Node(children: ["rules": Node(.number(1))]), "settings and data are not independent")
+    }
+
+    private func closed(_ directory: String) throws {
+        let store = try openStore(directory)
+        try store.close()
+        try expect((try? store.load()) == nil, "load after close succeeded")
+        try expect((try? store.commit(StoreChange(root: Node(.number(1)), changedPaths: [.root]))) == nil, "commit after close succeeded")
+        try expect((try? store.saveSetting(named: "x", [1])) == nil, "saveSetting after close succeeded")
+    }
+
+    /// A child process commits change N (`counter` = N and `log/N` = N together) and prints
+    /// `committed N` after each returns; it is killed at a random moment. The store must then
+    /// hold exactly one whole prefix of commits, at least up to the last one reported.
+    private func atomicAndDurableUnderSIGKILL(_ directory: String) throws {
+        guard outlivesProcess else { throw NotApplicable(reason: "the store does not outlive its process") }
+        var random = SplitMix64(seed: 11)
+        for round in 1...10 {
+            let before = try countCommits(directory, round: round, reported: 0)
+            let process = Process()
+            process.executableURL = try ServerStoreConformance.crashWriter()
+            process.arguments = [name, directory, String(before + 1)]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(80_000 + random.next() % 150_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            try expect(process.terminationReason == .uncaughtSignal, "round \(round): the writer exited by itself (\(process.terminationStatus))")
+            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .split(separator: "\n").compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max() ?? before
+            _ = try countCommits(directory, round: round, reported: reported)
+        }
+    }
+
+    private func countCommits(_ directory: String, round: Int, reported: Int) throws -> Int {
+        let store = try openStore(directory)
+        defer { try? store.close() }
+        let root = try store.load()
+        guard case .number(let counterValue)? = root.immediateChild("counter").leafValue else {
+            try expect(root.isEmpty, "round \(round): no counter but data \(root)")
+            try expect(reported == 0, "round \(round): commit \(reported) was reported but nothing loaded")
+            return 0
+        }
+        let counter = Int(counterValue)
+        let log = root.immediateChild("log")
+        try expect(log.childCount == counter, "round \(round): counter \(counter) but \(log.childCount) log entries: a partial commit")
+        try expect(log.immediateChild(ChildKey(String(counter))) == Node(.number(Double(counter))), "round \(round): log misses entry \(counter)")
+        try expect(counter >= reported, "round \(round): commit \(reported) was reported but the store holds \(counter)")
+        return counter
+    }
+
+    /// Runs commits for the SIGKILL check, forever: the body of `serverstore-crash-writer`.
+    public func runCrashWriter(directory: String, first: Int) throws -> Never {
+        let store = try openStore(directory)
+        var root = try store.load()
+        var next = first
+        while true {
+            root = root.updatingChild(at: "counter", to: Node(.number(Double(next))))
+            let entry = TreePath(keys: ["log", ChildKey(String(next))])
+            root = root.updatingChild(at: entry, to: Node(.number(Double(next))))
+            try store.commit(StoreChange(root: root, changedPaths: ["counter", entry]))
+            FileHandle.standardOutput.write(Data("committed \(next)\n".utf8))
+            next += 1
+        }
+    }
+
+    static func crashWriter() throws -> URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("serverstore-crash-writer")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        throw Failure(message: "serverstore-crash-writer is not built next to the test binary; run `swift build --build-tests` first")
+    }
+
+    private func expect(_ condition: @autoclosure () throws -> Bool, _ message: @autoclosure () throws -> String) throws {
+        if try !condition() { throw Failure(message: "\(name): \(try message())") }
+    }
+
+    /// A broken promise.
+    public struct Failure: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// A requirement that does not apply to this store (it passes without running).
+    public struct NotApplicable: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+}
+
+/// Counts results per store and prints the plain tally line once every requirement ran.
+final class ServerStoreTally: @unchecked Sendable {
+    static let shared = ServerStoreTally()
+    private let lock = NSLock()
+    private var counts: [String: (passed: Int, failed: Int)] = [:]
+
+    func record(_ name: String, passed: Bool, total: Int) {
+        let line: String? = lock.withLock {
+            var count = counts[name] ?? (0, 0)
+            if passed { count.passed += 1 } else { count.failed += 1 }
+            counts[name] = count
+            guard count.passed + count.failed == total else { return nil }
+            return "serverstore conformance \(name): \(count.passed) passed, \(count.failed) failed"
+        }
+        if let line { print(line) }
+    }
+}
