@@ -318,7 +318,6 @@ public final class StorageEngine: @unchecked Sendable {
         try groupCommit.commit(batch) { group in try store.write(group, durable: true) }
     }
 
-
     // MARK: - Tracked queries
 
     /// Every tracked query.

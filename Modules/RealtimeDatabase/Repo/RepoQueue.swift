@@ -9,9 +9,6 @@ import Dispatch
 /// order they were made. State accessors call ``preconditionOnQueue()`` (as GRDB's
 /// `SerializedDatabase` checks its queue), so a call from the wrong thread stops at once instead
 /// of racing.
-///
-/// Nothing waits on this queue from inside the connection actor or a cooperative thread:
-/// ``value(_:)`` hands a result back to `async` code by suspending, not by blocking.
 final class RepoQueue: Sendable {
     private let queue: DispatchQueue
     private let key = DispatchSpecificKey<ObjectIdentifier>()
@@ -42,13 +39,5 @@ final class RepoQueue: Sendable {
     /// Runs `body` on the queue later, after everything queued before it.
     func async(_ body: @escaping @Sendable () -> Void) {
         queue.async(execute: body)
-    }
-
-    /// Runs `body` on the queue and returns its result to `async` code, suspending (not blocking)
-    /// until it has run.
-    func value<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: body()) }
-        }
     }
 }
