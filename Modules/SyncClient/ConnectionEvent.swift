@@ -5,7 +5,7 @@ import SyncProtocol
 enum ConnectionEvent: Sendable {
     // Commands.
     case start
-    case listen(ListenRequest, hash: @Sendable () -> String, onComplete: @Sendable (RequestStatus) -> Void)
+    case listen(ListenRequest, hash: @Sendable () async -> String, onComplete: @Sendable (RequestStatus) -> Void)
     case unlisten(ListenRequest)
     case write(QueuedWrite)
     case onDisconnect(QueuedWrite)

@@ -213,13 +213,13 @@ extension PersistentConnection {
         }
     }
 
-    /// Handshake (and auth) done: requests go out; restore the state in Android's order.
+    /// Handshake (and auth) done: requests go out. The state is restored in Android's order
+    /// (listens, writes, onDisconnect operations, gets) by ``restoreIfConnected()`` at the end of
+    /// this event, since each listen's hash is awaited.
     func becomeConnected() {
         phase = .connected
-        for listen in listens.values.sorted(by: { $0.serial < $1.serial }) { sendListen(listen) }
-        for id in writes.keys.sorted() { sendWrite(id) }
-        for id in onDisconnectOperations.keys.sorted() { sendOnDisconnect(id) }
-        for id in gets.keys.sorted() { sendGet(id) }
+        listensToSend = listens.values.sorted(by: { $0.serial < $1.serial })
+        restorePending = true
     }
 
     /// The connection is gone (or is being closed): tear it down, fail what cannot be retried,
@@ -238,6 +238,8 @@ extension PersistentConnection {
         phase = .idle
         pendingReplies.removeAll()
         sentGets.removeAll()
+        listensToSend.removeAll()
+        restorePending = false
         var failed: [QueuedWrite] = []
         for id in writes.keys.sorted() where writes[id]!.sent {
             if writes[id]!.hasHash {

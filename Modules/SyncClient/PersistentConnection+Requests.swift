@@ -21,17 +21,36 @@ extension PersistentConnection {
     // MARK: Listens
 
     func addListen(
-        _ request: ListenRequest, hash: @escaping @Sendable () -> String, onComplete: @escaping @Sendable (RequestStatus) -> Void
+        _ request: ListenRequest, hash: @escaping @Sendable () async -> String, onComplete: @escaping @Sendable (RequestStatus) -> Void
     ) {
         let listen = ActiveListen(request: request, hash: hash, onComplete: onComplete, serial: nextListenSerial)
         nextListenSerial += 1
         listens[ListenKey(request)] = listen
-        if phase == .connected { sendListen(listen) }
+        if phase == .connected { listensToSend.append(listen) }
     }
 
-    func sendListen(_ listen: ActiveListen) {
-        let body = OutgoingMessage.listenBody(listen.request, hash: listen.hash())
-        sendRequest("q", body: body, expecting: .listen(ListenKey(listen.request), serial: listen.serial))
+    /// Sends what waits: the listens (awaiting each one's hash), then, when the connection just
+    /// became ready, the writes, onDisconnect operations and gets, in Android's restore order.
+    ///
+    /// While a hash is awaited no other event is handled, so nothing can overtake the listens;
+    /// a listen removed, replaced or orphaned by a dropped connection meanwhile is not sent.
+    func restoreIfConnected() async {
+        while phase == .connected, !listensToSend.isEmpty {
+            let listen = listensToSend.removeFirst()
+            let attempt = live?.attempt
+            let hash = await listen.hash()
+            guard phase == .connected, live?.attempt == attempt,
+                  listens[ListenKey(listen.request)]?.serial == listen.serial
+            else { continue }
+            let body = OutgoingMessage.listenBody(listen.request, hash: hash)
+            sendRequest("q", body: body, expecting: .listen(ListenKey(listen.request), serial: listen.serial))
+        }
+        guard restorePending else { return }
+        restorePending = false
+        guard phase == .connected else { return }
+        for id in writes.keys.sorted() { sendWrite(id) }
+        for id in onDisconnectOperations.keys.sorted() { sendOnDisconnect(id) }
+        for id in gets.keys.sorted() { sendGet(id) }
     }
 
     func listenAnswered(_ key: ListenKey, serial: Int, status: RequestStatus, data: Node) {

@@ -52,6 +52,10 @@ public actor PersistentConnection {
     var nextOperationID = 1
     var nextListenSerial = 1
     var listens: [ListenKey: ActiveListen] = [:]
+    /// Listens to send, in order, once their hashes are known; on connecting, every listen.
+    var listensToSend: [ActiveListen] = []
+    /// Set when the connection just became ready: the rest of the state goes out after the listens.
+    var restorePending = false
     var writes: [Int: QueuedWrite] = [:]
     var onDisconnectOperations: [Int: QueuedWrite] = [:]
     var gets: [Int: PendingGet] = [:]
@@ -106,10 +110,11 @@ public actor PersistentConnection {
         events.yield(.start)
     }
 
-    /// Listens for `request`. `hash` is asked each time the listen is sent (on every reconnect);
+    /// Listens for `request`. `hash` is asked each time the listen is sent (on every reconnect),
+    /// and awaited: the connection handles nothing else meanwhile, so the order of requests holds.
     /// `onComplete` is called with the server's answer each time. A non-ok answer drops the listen.
     public nonisolated func listen(
-        _ request: ListenRequest, hash: @escaping @Sendable () -> String,
+        _ request: ListenRequest, hash: @escaping @Sendable () async -> String,
         onComplete: @escaping @Sendable (RequestStatus) -> Void
     ) {
         events.yield(.listen(request, hash: hash, onComplete: onComplete))
@@ -198,8 +203,15 @@ public actor PersistentConnection {
 
     // MARK: The loop
 
-    /// Handles one event; runs synchronously, so events never interleave.
-    func handle(_ event: ConnectionEvent) {
+    /// Handles one event. The loop awaits each event before the next, so events never
+    /// interleave; the only suspensions are for listen hashes (``restoreIfConnected()``).
+    func handle(_ event: ConnectionEvent) async {
+        handleNow(event)
+        await restoreIfConnected()
+    }
+
+    /// The synchronous part of handling an event.
+    func handleNow(_ event: ConnectionEvent) {
         if isShutDown {
             if case .transportOpened(_, let connection) = event { Task { await connection.close() } }
             return
@@ -210,7 +222,7 @@ public actor PersistentConnection {
             started = true
             connectIfIdle()
         case .listen(let request, let hash, let onComplete):
-            addListen(request, hash: hash, onComplete: onComplete)
+            addListen(request, hash: hash, onComplete: onComplete)  // Sent by restoreIfConnected().
         case .unlisten(let request):
             removeListen(request)
         case .write(let write):

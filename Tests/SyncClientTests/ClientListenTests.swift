@@ -69,6 +69,31 @@ struct ClientListenTests {
         #expect(await eventually { statuses.all == [.ok, .ok] })
     }
 
+    @Test("A listen's hash is awaited without holding the connection; requests made meanwhile go out after the listen")
+    func hashIsAwaited() async throws {
+        let transport = InMemoryTransport()
+        let connection = startConnection(transport, delegate: RecordingDelegate())
+        defer { connection.shutdown() }
+        let server = try await FakeServer.connect(transport)
+        let (gate, open) = AsyncStream<Void>.makeStream()
+        connection.listen(Self.plain, hash: {
+            for await _ in gate { break }
+            return "late"
+        }, onComplete: { _ in })
+        connection.put(path: "x", data: Node(.number(1)))
+        #expect(try await server.expectSilence(), "nothing goes out before the hash is known")
+        // The actor is free while it waits: its state can be read.
+        #expect(await connection.isConnected)
+        open.yield()
+        let sent = try await server.nextRequests(2)
+        guard case .listen(_, _, _, let hash) = sent[0].action else {
+            Issue.record("the listen did not go first: \(sent[0].text)")
+            return
+        }
+        #expect(hash == "late")
+        #expect(sent[1].text.contains(#""a":"p""#), "then the put: \(sent[1].text)")
+    }
+
     @Test("A refused listen is dropped and not re-sent")
     func refusedListen() async throws {
         let transport = InMemoryTransport()

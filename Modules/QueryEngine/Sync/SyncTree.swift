@@ -25,18 +25,31 @@ public final class SyncTree {
 
     /// Applies a user set; listeners see it at once.
     ///
+    /// The sync tree owns the write's record in persistence: it saves it here (before anything
+    /// changes, so a failed save changes nothing) and removes it when the write is acknowledged.
+    ///
     /// - Parameters:
-    ///   - persist: save it to persistence first (false when restoring saved writes).
-    public func applyUserOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool = true, persist: Bool = true) throws -> [SyncEvent] {
-        if persist { try persistence.saveUserOverwrite(path: path, node: node, writeId: writeId) }
+    ///   - node: what listeners see (server values already estimated).
+    ///   - persist: save the write first; false when it is already saved (restored at launch) or
+    ///     must not be (a transaction's attempt).
+    ///   - stored: the form to save, when it differs from `node` (server-value placeholders unresolved).
+    /// - Throws: the persistence error when the save fails; nothing is applied then.
+    public func applyUserOverwrite(
+        path: TreePath, node: Node, writeId: Int64, visible: Bool = true, persist: Bool = true, stored: Node? = nil
+    ) throws -> [SyncEvent] {
+        if persist { try persistence.saveUserOverwrite(path: path, node: stored ?? node, writeId: writeId) }
         pendingWrites.addOverwrite(path: path, node: node, writeId: writeId, visible: visible)
         guard visible else { return [] }
         return applyToSyncPoints(.overwrite(source: .user, path: path, node: node))
     }
 
-    /// Applies a user update of several paths relative to `path`.
-    public func applyUserMerge(path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64, persist: Bool = true) throws -> [SyncEvent] {
-        if persist { try persistence.saveUserMerge(path: path, children: CompoundWrite(writes: children), writeId: writeId) }
+    /// Applies a user update of several paths relative to `path`; saved and removed as
+    /// ``applyUserOverwrite(path:node:writeId:visible:persist:stored:)`` describes.
+    public func applyUserMerge(
+        path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64, persist: Bool = true,
+        stored: [(path: TreePath, node: Node)]? = nil
+    ) throws -> [SyncEvent] {
+        if persist { try persistence.saveUserMerge(path: path, children: CompoundWrite(writes: stored ?? children), writeId: writeId) }
         pendingWrites.addMerge(path: path, children: children, writeId: writeId)
         return applyToSyncPoints(.merge(source: .user, path: path, children: SyncTree.tree(from: children)))
     }
@@ -133,14 +146,7 @@ public final class SyncTree {
     ///   value when the data is known complete), then any events the listen provider raised.
     public func addEventRegistration(_ registration: any EventRegistration, for query: QuerySpec, skipSetupListener: Bool = false) -> [SyncEvent] {
         let path = query.path
-        var serverCache: Node?
-        var foundAncestorDefaultView = false
-        syncPoints.forEachOnPath(path) { pointPath, syncPoint in
-            let relative = path.relative(to: pointPath)!
-            serverCache = serverCache ?? syncPoint.completeServerCache(at: relative)
-            foundAncestorDefaultView = foundAncestorDefaultView || syncPoint.hasCompleteView
-            return true
-        }
+        var (serverCache, foundAncestorDefaultView) = serverCacheAbove(path)
         let syncPoint: SyncPoint
         if let existing = syncPoints.value(at: path) {
             syncPoint = existing
@@ -151,22 +157,7 @@ public final class SyncTree {
             syncPoints = syncPoints.setting(path, syncPoint)
         }
         persistence.setQueryActive(query)
-        var serverCacheComplete = serverCache != nil
-        if serverCache == nil {
-            let persisted = persistence.serverCache(for: query)
-            if persisted.complete {
-                serverCache = persisted.node
-                serverCacheComplete = true
-            } else {
-                var partial = persisted.node
-                for (childKey, childPoint) in syncPoints.subtreeOrEmpty(at: path).children {
-                    if let complete = childPoint.value?.completeServerCache(at: .root) {
-                        partial = partial.updatingImmediateChild(childKey, to: complete)
-                    }
-                }
-                serverCache = partial
-            }
-        }
+        let (cache, serverCacheComplete) = serverCache.map { ($0, true) } ?? storedServerCache(for: query)
         let viewExists = syncPoint.viewForQuery(query) != nil
         if !viewExists && !query.loadsAllData {
             precondition(queryToTag[query.key] == nil, "View does not exist, but we have a tag")
@@ -177,7 +168,7 @@ public final class SyncTree {
         }
         let writes = pendingWrites.childWrites(at: path)
         var events = syncPoint.addRegistration(
-            registration, for: query, writes: writes, serverCache: serverCache!, serverCacheComplete: serverCacheComplete)
+            registration, for: query, writes: writes, serverCache: cache, serverCacheComplete: serverCacheComplete)
         if !viewExists && !foundAncestorDefaultView && !skipSetupListener, let view = syncPoint.viewForQuery(query) {
             events += setUpListener(query, view)
         }
@@ -229,6 +220,50 @@ public final class SyncTree {
 
     /// The tag of a query's listen, if it has one.
     public func tag(for query: QuerySpec) -> Int? { queryToTag[query.key] }
+
+    /// What a one-time read of `query` can answer from the cache: the data a new listener of the
+    /// query would receive as its value (pending writes applied, the query's filter too), or nil
+    /// when neither memory nor persistence can vouch that the data is complete. Changes nothing:
+    /// no view is added, no listen starts, no query is marked active.
+    public func cachedValue(for query: QuerySpec) -> Node? {
+        let path = query.path
+        var (serverCache, _) = serverCacheAbove(path)
+        let existing = syncPoints.value(at: path)
+        if let view = existing?.viewForQuery(query) { return view.completeNode }
+        serverCache = serverCache ?? existing?.completeServerCache(at: .root)
+        let (cache, complete) = serverCache.map { ($0, true) } ?? storedServerCache(for: query)
+        let view = (existing ?? SyncPoint()).makeView(
+            for: query, writes: pendingWrites.childWrites(at: path), serverCache: cache, serverCacheComplete: complete)
+        return view.completeNode
+    }
+
+    /// Complete server data for `path` held by a view at or above it, and whether a default
+    /// (complete) view above covers it.
+    private func serverCacheAbove(_ path: TreePath) -> (node: Node?, foundDefaultView: Bool) {
+        var serverCache: Node?
+        var foundDefaultView = false
+        syncPoints.forEachOnPath(path) { pointPath, syncPoint in
+            let relative = path.relative(to: pointPath)!
+            serverCache = serverCache ?? syncPoint.completeServerCache(at: relative)
+            foundDefaultView = foundDefaultView || syncPoint.hasCompleteView
+            return true
+        }
+        return (serverCache, foundDefaultView)
+    }
+
+    /// The server data persistence holds for `query`, filled in with complete data the views
+    /// below hold when persistence cannot vouch for all of it.
+    private func storedServerCache(for query: QuerySpec) -> (node: Node, complete: Bool) {
+        let persisted = persistence.serverCache(for: query)
+        if persisted.complete { return (persisted.node, true) }
+        var partial = persisted.node
+        for (childKey, childPoint) in syncPoints.subtreeOrEmpty(at: query.path).children {
+            if let complete = childPoint.value?.completeServerCache(at: .root) {
+                partial = partial.updatingImmediateChild(childKey, to: complete)
+            }
+        }
+        return (partial, false)
+    }
 
     /// The data at `path` as listeners would see it, including hidden writes, excluding
     /// `excludedWriteIds`; used by transactions. The empty node when nothing is known.

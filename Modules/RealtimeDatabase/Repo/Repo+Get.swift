@@ -34,13 +34,8 @@ extension Repo {
 
     private func answerFromCache(_ query: QuerySpec, _ box: UncheckedBox<(Result<DataSnapshot, any Error>) -> Void>) {
         guard let database else { return }
-        let probe = ObserverRegistration(handle: 0, eventType: .value, callback: nil, cancel: nil)
-        let tree = tree(for: query.path)
-        let events = tree.addEventRegistration(probe, for: query)
-        _ = tree.removeEventRegistration(probe, for: query)
-        for case .data(let event) in events where event.type == .value && event.registration === probe {
-            let snapshot = DataSnapshot(
-                node: event.node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
+        if let node = tree(for: query.path).cachedValue(for: query) {
+            let snapshot = DataSnapshot(node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
             complete { box.value(.success(snapshot)) }
             return
         }

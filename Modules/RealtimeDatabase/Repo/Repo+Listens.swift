@@ -76,7 +76,7 @@ extension Repo {
         let completeBox = UncheckedBox(onComplete)
         connection.listen(
             request,
-            hash: { [weak self] in self?.perform { hashBox.value() } ?? "" },
+            hash: { [weak self] in await self?.queue.value { hashBox.value() } ?? "" },
             onComplete: onQueue { repo, status in
                 if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
                 repo.raise(completeBox.value(status.isOK ? .complete : .cancelled(reason: status.status.rawValue)))

@@ -20,13 +20,14 @@ extension Repo {
         try Repo.validateWrite(node, at: path)
         try perform { () throws(DatabaseError) in
             let writeId = nextWriteId
+            var events: [SyncEvent]
             do {
-                try persistence?.saveUserOverwrite(path: path, node: node, writeId: writeId)
+                events = try syncTree.applyUserOverwrite(
+                    path: path, node: resolvingServerValues(node, at: path), writeId: writeId, stored: node)
             } catch {
                 throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)")
             }
             nextWriteId += 1
-            var events = (try? syncTree.applyUserOverwrite(path: path, node: resolvingServerValues(node, at: path), writeId: writeId, persist: false)) ?? []
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
             raise(events)
             connection.put(path: path, data: node, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
@@ -47,13 +48,14 @@ extension Repo {
         }
         try perform { () throws(DatabaseError) in
             let writeId = nextWriteId
+            var events: [SyncEvent]
             do {
-                try persistence?.saveUserMerge(path: path, children: CompoundWrite(writes: children), writeId: writeId)
+                events = try syncTree.applyUserMerge(
+                    path: path, children: resolved(children, at: path), writeId: writeId, stored: children)
             } catch {
                 throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)")
             }
             nextWriteId += 1
-            var events = (try? syncTree.applyUserMerge(path: path, children: resolved(children, at: path), writeId: writeId, persist: false)) ?? []
             for child in children {
                 events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
             }
@@ -88,7 +90,8 @@ extension Repo {
         sendReadyTransactions()
     }
 
-    /// Resends the writes the disk queue kept from an earlier run, in order, and shows them.
+    /// Resends the writes the disk queue kept from an earlier run, in order, and shows them (they
+    /// are on disk already; the sync tree removes each record when its write is acknowledged).
     func restoreWrites() {
         guard let persistence else { return }
         let records: [Persistence.UserWriteRecord]

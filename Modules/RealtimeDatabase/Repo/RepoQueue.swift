@@ -6,7 +6,8 @@ import Dispatch
 /// Public API calls enter with ``sync(_:)`` (re-entrant: a transaction block or a listener that
 /// calls the API from inside the repo runs directly), so a write is durable and its events are
 /// queued before the call returns. Reports from the connection enter with ``async(_:)``, in the
-/// order they were made. State accessors call ``preconditionOnQueue()`` (as GRDB's
+/// order they were made; questions from async code (a listen's hash) with ``value(_:)``, which
+/// suspends instead of blocking. State accessors call ``preconditionOnQueue()`` (as GRDB's
 /// `SerializedDatabase` checks its queue), so a call from the wrong thread stops at once instead
 /// of racing.
 final class RepoQueue: Sendable {
@@ -34,6 +35,15 @@ final class RepoQueue: Sendable {
         if isCurrent { return try body() }
         let result: Result<T, E> = queue.sync { Result { () throws(E) in try body() } }
         return try result.get()
+    }
+
+    /// Computes `body` on the queue, after everything queued before it, suspending the caller
+    /// (never blocking its thread) until the result is ready. For async callers such as the
+    /// connection actor asking for a listen's hash.
+    func value<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
+        }
     }
 
     /// Runs `body` on the queue later, after everything queued before it.
