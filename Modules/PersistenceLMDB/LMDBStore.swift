@@ -58,13 +58,9 @@ public final class LMDBStore: OrderedKeyValueStore {
     /// Entries are read in chunks under the store's lock and handed to `body` outside it, so `body`
     /// may call the store; a write made during the scan may be seen by the chunks still to come.
     public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        var remaining = range
-        while true {
-            let chunk = try withEnvironment { try $0.entries(in: remaining, reverse: reverse) }
-            for entry in chunk.entries where !(try body(entry.key, entry.value)) { return }
-            guard chunk.hasMore, let last = chunk.entries.last else { return }
-            if reverse { remaining.upperBound = last.key } else { remaining.lowerBound = last.key + [0] }
-        }
+        try ChunkedScan.run(range, reverse: reverse, readChunk: { remaining in
+            try withEnvironment { try $0.entries(in: remaining, reverse: reverse) }
+        }, body)
     }
 
     /// Applies every operation of `batch`, in order, in one write transaction: all or nothing.
@@ -95,18 +91,6 @@ extension StorageBackend {
 }
 
 // MARK: - The environment
-
-/// Up to this many entries (and roughly this many bytes) are read per scan chunk.
-private let chunkEntries = 128
-private let chunkBytes = 1 << 20
-
-/// One chunk of a scan.
-struct ScanChunk: Sendable {
-    /// The entries, in scan order.
-    var entries: [(key: [UInt8], value: [UInt8])] = []
-    /// Whether the range may hold further entries after the last one.
-    var hasMore = false
-}
 
 /// An open LMDB environment and its one database; `deinit` closes it if still open.
 ///
@@ -200,7 +184,6 @@ final class LMDBEnvironment {
             }
 
             var chunk = ScanChunk()
-            var bytes = 0
             while status == 0 {
                 let entryKey = key.bytes
                 let inRange =
@@ -209,10 +192,7 @@ final class LMDBEnvironment {
                     : range.upperBound.map { entryKey.lexicographicallyPrecedes($0) } ?? true
                 guard inRange else { break }
                 let entryValue = value.bytes
-                chunk.entries.append((entryKey, entryValue))
-                bytes += entryKey.count + entryValue.count
-                chunk.hasMore = chunk.entries.count >= chunkEntries || bytes >= chunkBytes
-                if chunk.hasMore { break }
+                guard chunk.append(key: entryKey, value: entryValue) else { break }
                 status = move(reverse ? MDB_PREV : MDB_NEXT)
             }
             if status != MDB_NOTFOUND { try check(status, "cannot read a range") }

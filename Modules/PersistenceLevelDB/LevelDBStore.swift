@@ -55,13 +55,9 @@ public final class LevelDBStore: OrderedKeyValueStore {
     /// Entries are read in chunks under the store's lock and handed to `body` outside it, so `body`
     /// may call the store; a write made during the scan may be seen by the chunks still to come.
     public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        var remaining = range
-        while true {
-            let chunk = try withDatabase { try $0.entries(in: remaining, reverse: reverse) }
-            for entry in chunk.entries where !(try body(entry.key, entry.value)) { return }
-            guard chunk.hasMore, let last = chunk.entries.last else { return }
-            if reverse { remaining.upperBound = last.key } else { remaining.lowerBound = last.key + [0] }
-        }
+        try ChunkedScan.run(range, reverse: reverse, readChunk: { remaining in
+            try withDatabase { try $0.entries(in: remaining, reverse: reverse) }
+        }, body)
     }
 
     /// Applies every operation of `batch`, in order, as one LevelDB write batch: all or nothing.
@@ -91,18 +87,6 @@ extension StorageBackend {
 }
 
 // MARK: - The database
-
-/// Up to this many entries (and roughly this many bytes) are read per scan chunk.
-private let chunkEntries = 128
-private let chunkBytes = 1 << 20
-
-/// One chunk of a scan.
-struct ScanChunk: Sendable {
-    /// The entries, in scan order.
-    var entries: [(key: [UInt8], value: [UInt8])] = []
-    /// Whether the range may hold further entries after the last one.
-    var hasMore = false
-}
 
 /// An open LevelDB database with its options; `deinit` closes it if still open.
 ///
@@ -177,7 +161,6 @@ final class LevelDBDatabase {
                 leveldb_iter_seek_to_last(iterator)
             }
             var chunk = ScanChunk()
-            var bytes = 0
             while leveldb_iter_valid(iterator) != 0 {
                 let key = LevelDBDatabase.key(of: iterator)
                 let inRange =
@@ -187,10 +170,7 @@ final class LevelDBDatabase {
                 guard inRange else { break }
                 var length = 0
                 let value = [UInt8](UnsafeRawBufferPointer(start: leveldb_iter_value(iterator, &length), count: length))
-                chunk.entries.append((key, value))
-                bytes += key.count + value.count
-                chunk.hasMore = chunk.entries.count >= chunkEntries || bytes >= chunkBytes
-                if chunk.hasMore { break }
+                guard chunk.append(key: key, value: value) else { break }
                 if reverse { leveldb_iter_prev(iterator) } else { leveldb_iter_next(iterator) }
             }
             return chunk

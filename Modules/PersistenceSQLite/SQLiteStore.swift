@@ -59,13 +59,9 @@ public final class SQLiteStore: OrderedKeyValueStore {
     /// Entries are read in chunks under the store's lock and handed to `body` outside it, so `body`
     /// may call the store; a write made during the scan may be seen by the chunks still to come.
     public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
-        var remaining = range
-        while true {
-            let chunk = try withConnection { try $0.entries(in: remaining, reverse: reverse) }
-            for entry in chunk.entries where !(try body(entry.key, entry.value)) { return }
-            guard chunk.hasMore, let last = chunk.entries.last else { return }
-            if reverse { remaining.upperBound = last.key } else { remaining.lowerBound = last.key + [0] }
-        }
+        try ChunkedScan.run(range, reverse: reverse, readChunk: { remaining in
+            try withConnection { try $0.entries(in: remaining, reverse: reverse) }
+        }, body)
     }
 
     /// Applies every operation of `batch`, in order, in one transaction: all or nothing.
@@ -98,18 +94,6 @@ extension StorageBackend {
 
 /// `SQLITE_TRANSIENT`: SQLite copies a buffer bound with it (the C macro does not import).
 private var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
-
-/// Up to this many entries (and roughly this many bytes) are read per scan chunk.
-private let chunkEntries = 128
-private let chunkBytes = 1 << 20
-
-/// One chunk of a scan.
-struct ScanChunk: Sendable {
-    /// The entries, in scan order.
-    var entries: [(key: [UInt8], value: [UInt8])] = []
-    /// Whether the range may hold further entries after the last one.
-    var hasMore = false
-}
 
 /// The statements the store runs, prepared once and reused.
 private enum Statement: String {
@@ -179,7 +163,6 @@ final class SQLiteConnection {
 
     func entries(in range: KeyRange, reverse: Bool) throws -> ScanChunk {
         var chunk = ScanChunk()
-        var bytes = 0
         let statement: Statement =
             switch (range.upperBound == nil, reverse) {
             case (false, false): .scanRange
@@ -190,10 +173,7 @@ final class SQLiteConnection {
         try run(statement, range.lowerBound, range.upperBound) { statement in
             let key = SQLiteConnection.column(0, of: statement)
             let value = SQLiteConnection.column(1, of: statement)
-            chunk.entries.append((key, value))
-            bytes += key.count + value.count
-            chunk.hasMore = chunk.entries.count >= chunkEntries || bytes >= chunkBytes
-            return !chunk.hasMore
+            return chunk.append(key: key, value: value)
         }
         return chunk
     }

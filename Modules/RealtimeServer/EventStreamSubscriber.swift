@@ -1,25 +1,18 @@
 import CoreTree
-import NIOCore
-import Synchronization
 import SyncProtocol
 
 /// Delivers listen updates to one REST event stream (`text/event-stream`) as `put` and `patch`
 /// events with paths relative to the listened location, in the REST API's plain JSON.
+///
+/// Its events wait in an ``Outbox``, like a WebSocket connection's messages: a reader too slow
+/// for the caps ends the stream, and ``close()`` (the client went away) ends it at once.
 final class EventStreamSubscriber: DataSubscriber {
-    let events: AsyncStream<ByteBuffer>
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
-    private let queuedBytes = Mutex(0)
-    private let maxQueuedBytes: Int
+    let outbox: Outbox
 
-    init(maxQueuedBytes: Int) {
-        self.maxQueuedBytes = maxQueuedBytes
-        (events, continuation) = AsyncStream.makeStream(of: ByteBuffer.self)
-    }
+    init(outbox: Outbox) { self.outbox = outbox }
 
-    /// Called when the stream ends (the client went away or was too slow).
-    func onTermination(_ body: @escaping @Sendable () -> Void) {
-        continuation.onTermination = { _ in body() }
-    }
+    /// The events, in order, for the response body.
+    var events: AsyncStream<String> { outbox.messages }
 
     func send(_ update: ListenUpdate) {
         let relative = "/" + (update.path.relative(to: update.listenPath)?.relativeForm ?? "")
@@ -38,25 +31,13 @@ final class EventStreamSubscriber: DataSubscriber {
     /// Sends an event and ends the stream (`cancel`, `auth_revoked`).
     func end(event: String, data: String) {
         emit(event: event, data: data)
-        continuation.finish()
+        outbox.finish()
     }
+
+    /// Ends the stream without a final event: the client is gone.
+    func close() { outbox.finish() }
 
     private func emit(event: String, data: String) {
-        let text = "event: \(event)\ndata: \(data)\n\n"
-        let size = text.utf8.count
-        let accepted = queuedBytes.withLock { queued -> Bool in
-            if queued > 0 && queued + size > maxQueuedBytes { return false }
-            queued += size
-            return true
-        }
-        guard accepted else {
-            // Too slow a reader: end the stream rather than hold unbounded data.
-            continuation.finish()
-            return
-        }
-        continuation.yield(ByteBuffer(string: text))
+        outbox.enqueue("event: \(event)\ndata: \(data)\n\n")
     }
-
-    /// Marks `bytes` as written to the client.
-    func didWrite(_ bytes: Int) { queuedBytes.withLock { $0 -= bytes } }
 }

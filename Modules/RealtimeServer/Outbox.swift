@@ -1,10 +1,13 @@
 import Synchronization
 
-/// Messages waiting to go out on one connection, with a cap on the bytes waiting.
+/// Messages waiting to go out to one client (a WebSocket connection or an event stream), with a
+/// cap on the bytes waiting for it and a share of the server-wide ``OutboundBudget``.
 ///
 /// Producers (the database, the request loop) never block: they append and return. When a slow
-/// reader lets more than the cap pile up, the outbox closes itself and reports overflow, and the
-/// connection is dropped, so one slow client cannot make the server hold unbounded memory.
+/// reader lets more than the cap pile up (or the server as a whole holds too much), the outbox
+/// closes itself and reports overflow, and the client is dropped, so one slow client cannot make
+/// the server hold unbounded memory. Once closed it accepts nothing more; what it still holds is
+/// released with it.
 final class Outbox: Sendable {
     private struct State {
         var queuedBytes = 0
@@ -17,14 +20,26 @@ final class Outbox: Sendable {
     /// The messages, in order, for the one writer.
     let messages: AsyncStream<String>
     private let maxQueuedBytes: Int
+    private let budget: OutboundBudget
     private let onOverflow: @Sendable () -> Void
 
-    /// An outbox holding at most `maxQueuedBytes`; `onOverflow` runs once when a message would
-    /// pass that (it should drop the connection: the writer may be stuck behind the slow reader).
-    init(maxQueuedBytes: Int, onOverflow: @escaping @Sendable () -> Void = {}) {
+    /// An outbox holding at most `maxQueuedBytes` of the server's `budget`; `onOverflow` runs once
+    /// when a message would pass either (it should drop the client: the writer may be stuck
+    /// behind the slow reader).
+    init(maxQueuedBytes: Int, budget: OutboundBudget, onOverflow: @escaping @Sendable () -> Void = {}) {
         self.maxQueuedBytes = maxQueuedBytes
+        self.budget = budget
         self.onOverflow = onOverflow
         (messages, continuation) = AsyncStream.makeStream(of: String.self)
+    }
+
+    deinit {
+        budget.release(state.withLock { $0.queuedBytes })
+    }
+
+    /// Runs `body` once when the outbox closes (finished, overflowed, or its reader went away).
+    func onTermination(_ body: @escaping @Sendable () -> Void) {
+        continuation.onTermination = { _ in body() }
     }
 
     /// Queues `message`; returns `false` when the outbox is closed (finished or overflowed).
@@ -33,7 +48,8 @@ final class Outbox: Sendable {
         let size = message.utf8.count
         let (accepted, overflowedNow) = state.withLock { state -> (Bool, Bool) in
             if state.finished { return (false, false) }
-            if state.queuedBytes + size > maxQueuedBytes && state.queuedBytes > 0 {
+            let overCap = state.queuedBytes > 0 && state.queuedBytes + size > maxQueuedBytes
+            if overCap || !budget.reserve(size) {
                 state.overflowed = true
                 state.finished = true
                 return (false, true)
@@ -54,10 +70,14 @@ final class Outbox: Sendable {
     func didWrite(_ message: String) {
         let size = message.utf8.count
         state.withLock { $0.queuedBytes -= size }
+        budget.release(size)
     }
 
     /// Whether the outbox closed because too much was waiting.
     var overflowed: Bool { state.withLock { $0.overflowed } }
+
+    /// Whether the outbox closed (nothing more is accepted).
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Bytes waiting.
     var queuedBytes: Int { state.withLock { $0.queuedBytes } }

@@ -11,10 +11,11 @@ import SyncProtocol
 /// event streams, and `/.settings/rules.json`, with errors as `{"error": "…"}` and the status
 /// codes the Firebase REST API uses.
 struct RESTResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = ServerRequestContext
 
     let registry: NamespaceRegistry
     let configuration: ServerConfiguration
+    let activity: ServerActivity
     let logger: Logger
 
     /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
@@ -37,7 +38,7 @@ struct RESTResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
-            return try await handle(request)
+            return try await handle(request, channel: context.channel)
         } catch let error as ServerError {
             return RESTResponder.error(error)
         } catch {
@@ -46,7 +47,7 @@ struct RESTResponder: HTTPResponder {
         }
     }
 
-    private func handle(_ request: Request) async throws -> Response {
+    private func handle(_ request: Request, channel: any Channel) async throws -> Response {
         let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
         var method = request.method
         if method == .post, let override = request.headers[HTTPField.Name("X-HTTP-Method-Override")!] ?? query["x-http-method-override"] {
@@ -88,7 +89,7 @@ struct RESTResponder: HTTPResponder {
         case .get:
             let params = try RESTQuery.params(query)
             if request.headers[.accept]?.contains("text/event-stream") == true {
-                return await stream(database: database, path: path, params: params)
+                return await stream(database: database, path: path, params: params, channel: channel)
             }
             var data = await database.read(path, params: params)
             let etag = RESTResponder.etag(data)
@@ -159,8 +160,15 @@ struct RESTResponder: HTTPResponder {
 
     // MARK: - Streaming
 
-    private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams) async -> Response {
-        let subscriber = EventStreamSubscriber(maxQueuedBytes: configuration.maxQueuedBytesPerConnection)
+    /// An event stream: the listen's updates as `put`/`patch` events until the client goes away
+    /// (noticed at once, by ``ClientGoneHandler``), the stream is cancelled, or the client reads
+    /// too slowly for the outbox's caps. Then the listen is removed and the queue freed.
+    private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams, channel: any Channel) async -> Response {
+        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) { [logger] in
+            logger.warning("ending an event stream whose client reads too slowly", metadata: ["namespace": "\(database.name)"])
+            channel.close(promise: nil)
+        }
+        let subscriber = EventStreamSubscriber(outbox: outbox)
         let interval = configuration.keepAliveInterval
         let keepAlive = Task {
             while !Task.isCancelled {
@@ -169,14 +177,19 @@ struct RESTResponder: HTTPResponder {
                 subscriber.keepAlive()
             }
         }
-        subscriber.onTermination {
+        let activity = self.activity
+        activity.eventStreamOpened()
+        outbox.onTermination {
             keepAlive.cancel()
+            activity.eventStreamClosed()
             Task { await database.unlisten(subscriber, path: path, params: params, tag: nil) }
         }
+        let watcher = ClientGoneHandler { subscriber.close() }
+        channel.pipeline.addHandler(watcher, position: .first).whenFailure { _ in subscriber.close() }
         await database.listen(subscriber, path: path, params: params, tag: nil)
-        let body = ResponseBody(asyncSequence: subscriber.events.map { buffer in
-            subscriber.didWrite(buffer.readableBytes)
-            return buffer
+        let body = ResponseBody(asyncSequence: subscriber.events.map { text in
+            outbox.didWrite(text)
+            return ByteBuffer(string: text)
         })
         return Response(
             status: .ok,

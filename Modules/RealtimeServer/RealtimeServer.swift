@@ -19,6 +19,8 @@ public final class RealtimeServer: Service, Sendable {
     private let backends: StorageBackends
     private let logger: Logger
     private let readiness = Mutex<Readiness>(.waiting([]))
+    /// What the server holds for its clients now (connections, streams, queued bytes).
+    public let activity: ServerActivity
 
     private enum Readiness {
         case waiting([CheckedContinuation<Int, any Error>])
@@ -30,6 +32,7 @@ public final class RealtimeServer: Service, Sendable {
     public init(configuration: ServerConfiguration, backends: StorageBackends, logger: Logger? = nil) {
         self.configuration = configuration
         self.backends = backends
+        activity = ServerActivity(maxQueuedBytesTotal: configuration.maxQueuedBytesTotal)
         var logger = logger ?? Logger(label: "rtdb-server")
         logger.logLevel = configuration.logLevel
         self.logger = logger
@@ -121,7 +124,8 @@ public final class RealtimeServer: Service, Sendable {
     ) -> some ApplicationProtocol {
         let configuration = self.configuration
         let logger = self.logger
-        let responder = RESTResponder(registry: registry, configuration: configuration, logger: logger)
+        let activity = self.activity
+        let responder = RESTResponder(registry: registry, configuration: configuration, activity: activity, logger: logger)
         let webSocket = WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes)
         return Application(
             responder: responder,
@@ -141,7 +145,7 @@ public final class RealtimeServer: Service, Sendable {
                 return .upgrade([:]) { inbound, outbound, context in
                     await WebSocketConnection.serve(
                         inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
-                        configuration: configuration, logger: context.logger)
+                        configuration: configuration, activity: activity, logger: context.logger)
                 }
             },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "rtdb-server"),

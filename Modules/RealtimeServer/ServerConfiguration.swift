@@ -14,6 +14,9 @@ public struct ServerConfiguration: Sendable {
     public var defaultNamespace: String
     /// The most bytes that may wait to be sent to one client before it is disconnected as too slow.
     public var maxQueuedBytesPerConnection: Int
+    /// The most bytes that may wait to be sent to all clients together; a client whose message
+    /// would pass it is disconnected as too slow.
+    public var maxQueuedBytesTotal: Int
     /// How often an event stream sends `keep-alive`.
     public var keepAliveInterval: Duration
     /// Security rules JSON to install in every namespace that has none (enforcement comes with the rules issue).
@@ -25,6 +28,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "localhost", port: Int = 9000, dataDirectory: String = "./.rtdb-data", backend: String = "sqlite",
         defaultNamespace: String = "default", maxQueuedBytesPerConnection: Int = 64 * 1024 * 1024,
+        maxQueuedBytesTotal: Int = 512 * 1024 * 1024,
         keepAliveInterval: Duration = .seconds(30), rulesJSON: String? = nil, logLevel: Logger.Level = .info
     ) {
         self.host = host
@@ -33,6 +37,7 @@ public struct ServerConfiguration: Sendable {
         self.backend = backend
         self.defaultNamespace = defaultNamespace
         self.maxQueuedBytesPerConnection = maxQueuedBytesPerConnection
+        self.maxQueuedBytesTotal = maxQueuedBytesTotal
         self.keepAliveInterval = keepAliveInterval
         self.rulesJSON = rulesJSON
         self.logLevel = logLevel

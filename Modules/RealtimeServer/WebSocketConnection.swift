@@ -10,10 +10,12 @@ import SyncProtocol
 enum WebSocketConnection {
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, database: NamespaceDatabase,
-        host: String, configuration: ServerConfiguration, logger: Logger
+        host: String, configuration: ServerConfiguration, activity: ServerActivity, logger: Logger
     ) async {
+        activity.webSocketOpened()
+        defer { activity.webSocketClosed() }
         // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
-        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection) {
+        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) {
             logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
             channel.close(promise: nil)
         }

@@ -37,6 +37,12 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: "Bytes that may wait for one client (WebSocket or event stream) before it is disconnected as too slow.")
+    var maxQueuedBytesPerConnection = 64 * 1024 * 1024
+
+    @Option(help: "Bytes that may wait for all clients together; the client whose message would pass it is disconnected.")
+    var maxQueuedBytesTotal = 512 * 1024 * 1024
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -54,8 +60,12 @@ struct RTDBServerCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "rtdb-server")
+        guard maxQueuedBytesPerConnection > 0, maxQueuedBytesTotal > 0 else {
+            throw ValidationError("--max-queued-bytes-per-connection and --max-queued-bytes-total must be positive")
+        }
         let configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDir, backend: backend, defaultNamespace: defaultNamespace,
+            maxQueuedBytesPerConnection: maxQueuedBytesPerConnection, maxQueuedBytesTotal: maxQueuedBytesTotal,
             rulesJSON: rulesJSON, logLevel: level)
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         guard backends.names.contains(backend) else {
