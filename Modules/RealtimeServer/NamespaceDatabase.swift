@@ -2,6 +2,7 @@ public import CoreTree
 import Dispatch
 import Foundation
 public import QueryEngine
+import Persistence
 
 /// One namespace's database: the whole tree in memory, its listeners, and the pipeline that makes
 /// writes durable before they are acknowledged.
@@ -301,7 +302,8 @@ public actor NamespaceDatabase {
         for path in restored {
             for delivery in overwriteDeliveries(at: path, old: current) { delivery.subscriber.send(delivery.update) }
         }
-        let error = ServerError(.storageFailed, "The write could not be stored: \(failure). Nothing was written.")
+        let reason = (failure as? StorageError)?.summary ?? "the storage failed"
+        let error = ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
         for write in failed { write.completion(.failed(error)) }
     }
 

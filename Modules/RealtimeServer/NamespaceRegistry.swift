@@ -54,7 +54,9 @@ actor NamespaceRegistry {
         } catch {
             if open[name] == opening { open[name] = nil }
             if let error = error as? ServerError { throw error }
-            throw ServerError(.unavailable, "The namespace \(name) cannot be opened: \(error)")
+            logger.error("cannot open a namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
+            let reason = (error as? StorageError)?.summary ?? "its store failed to open"
+            throw ServerError(.unavailable, "The namespace \(name) cannot be opened: \(reason).", underlying: error)
         }
     }
 

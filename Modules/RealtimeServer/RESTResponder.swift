@@ -40,10 +40,13 @@ struct RESTResponder: HTTPResponder {
         do {
             return try await handle(request, channel: context.channel)
         } catch let error as ServerError {
+            if let cause = error.underlyingError, error.code == .storageFailed {
+                logger.error("request failed", metadata: ["error": "\(error.message)", "cause": "\(cause)"])
+            }
             return RESTResponder.error(error)
         } catch {
             logger.error("request failed", metadata: ["error": "\(error)"])
-            return RESTResponder.error(ServerError(.unavailable, "Internal error: \(error)"))
+            return RESTResponder.error(ServerError(.unavailable, "Internal error; the server log has the details.", underlying: error))
         }
     }
 
@@ -270,7 +273,7 @@ struct RequestBodyBytes {
         do {
             return try Node(json: bytes)
         } catch {
-            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object, array, or value. \(error.message)")
+            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object, array, or value. \(error.message)", underlying: error)
         }
     }
 
@@ -288,7 +291,7 @@ struct RequestBodyBytes {
                 return members
             }
         } catch {
-            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object: \(error.message)")
+            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object: \(error.message)", underlying: error)
         }
         var children: [(path: TreePath, node: Node)] = []
         children.reserveCapacity(members.count)

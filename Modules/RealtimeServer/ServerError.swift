@@ -23,13 +23,27 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// What kind of error this is.
     public var code: Code
-    /// What went wrong, for a person to act on.
+    /// What went wrong, for a person to act on. Sent to the client, so it names no file path and
+    /// carries no raw system text: those stay in ``underlyingError``, for the log.
     public var message: String
+    /// The error that caused this one (a storage or system error), if any.
+    public var underlyingError: (any Error)?
 
-    /// Makes an error.
-    public init(_ code: Code, _ message: String) {
+    /// Makes an error, keeping the error that caused it, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
+    }
+
+    /// Errors are equal when their code and message are (the cause is not compared).
+    public static func == (lhs: ServerError, rhs: ServerError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
     }
 
     /// The status sent on the WebSocket.
@@ -54,5 +68,8 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "ServerError.\(code.rawValue): \(message)" }
+    /// The code, the message and the cause, for logs.
+    public var description: String {
+        "ServerError.\(code.rawValue): \(message)" + (underlyingError.map { " (caused by: \($0))" } ?? "")
+    }
 }

@@ -168,6 +168,9 @@ struct WebSocketSession {
             case .stale:
                 outbox.enqueue(ServerMessage.reply(number, status: .dataStale, message: "The data has changed since the hash was taken."))
             case .failed(let error):
+                if let cause = error.underlyingError, error.code == .storageFailed {
+                    logger.error("write failed", metadata: ["error": "\(error.message)", "cause": "\(cause)"])
+                }
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
         }

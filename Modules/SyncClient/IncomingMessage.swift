@@ -54,7 +54,7 @@ enum IncomingMessage: Sendable {
                 return message
             }
         } catch {
-            throw ProtocolError(.malformedFrame, "Malformed server message: \(error.message)")
+            throw ProtocolError(.malformedFrame, "Malformed server message: \(error.message)", underlying: error)
         }
     }
 

@@ -19,11 +19,24 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
     public var code: Code
     /// What was wrong, for a person to act on.
     public var message: String
+    /// The error that caused this one (a JSON parse error, say), if any.
+    public var underlyingError: (any Error)?
 
-    /// Makes an error.
-    public init(_ code: Code, _ message: String) {
+    /// Makes an error, keeping the error that caused it, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
+    }
+
+    /// Errors are equal when their code and message are (the cause is not compared).
+    public static func == (lhs: ProtocolError, rhs: ProtocolError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
     }
 
     public var description: String { "ProtocolError.\(code.rawValue): \(message)" }

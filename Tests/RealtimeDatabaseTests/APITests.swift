@@ -87,6 +87,26 @@ struct APITests {
         #expect(throws: DecodingError.self) { try snapshot.childSnapshot(forPath: "name").data(as: Dino.self) }
     }
 
+    @Test func anEncodingFailureKeepsItsCause() async throws {
+        struct Refuses: Encodable {
+            struct Why: Error, Equatable {}
+            func encode(to encoder: any Encoder) throws { throw Why() }
+        }
+        let database = try offlineClient()
+        defer { database.shutdown() }
+        do {
+            try await database.reference(withPath: "x").setValue(from: Refuses())
+            Issue.record("the write was accepted")
+        } catch let error as DatabaseError {
+            #expect(error.code == .invalidArgument)
+            #expect(error.underlyingError is Refuses.Why)
+            let bridged = error as NSError
+            #expect(bridged.domain == "com.firebase.database")
+            #expect(bridged.localizedDescription == error.message)
+            #expect(bridged.userInfo[NSUnderlyingErrorKey] != nil, "the cause travels with the NSError")
+        }
+    }
+
     @Test func eventsArriveAsAnAsyncSequence() async throws {
         let database = try offlineClient()
         defer { database.shutdown() }

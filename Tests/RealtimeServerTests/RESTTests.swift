@@ -157,3 +157,20 @@ final class Collected: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+@Suite("REST: errors a client sees")
+struct RESTErrorTextTests {
+    @Test("A namespace whose store cannot open answers 503 with a reason that names no path or system text")
+    func unopenableNamespaceHidesPaths() async throws {
+        // The data directory is a regular file, so no namespace directory can be made under it.
+        let blocker = NSTemporaryDirectory() + "rtdb-blocker-\(UUID().uuidString)"
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        let server = try await TestServer.start(backend: "sqlite", directory: blocker)
+        let reply = try await http("GET", "\(server.baseURL)/a.json?ns=test")
+        #expect(reply.status == 503)
+        #expect(reply.body.contains("cannot be opened"), "\(reply.body)")
+        #expect(!reply.body.contains(blocker) && !reply.body.contains("/tmp"), "a path leaked: \(reply.body)")
+        await server.stop()
+    }
+}

@@ -42,6 +42,23 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         self.engineStatus = engineStatus
     }
 
+    /// What went wrong in a few words that name no file, path or system detail: safe to show
+    /// to a remote client (the full ``description`` belongs in the log).
+    public var summary: String {
+        switch code {
+        case .inUse: "the store is in use by another process"
+        case .corrupt: "the store is damaged"
+        case .unsupportedFormat: "the store was written by a newer version"
+        case .diskFull: "the disk is full"
+        case .io: "an I/O error occurred"
+        case .closed: "the store is closed"
+        case .keyTooLong: "a key is too long for the store"
+        case .unknownBackend: "the storage backend is not available"
+        case .invalidRecord: "a stored record could not be read"
+        case .engine: "the storage engine failed"
+        }
+    }
+
     public var description: String {
         var text = backend.map { "\($0): " } ?? ""
         text += message

@@ -41,9 +41,9 @@ extension DatabaseReference {
             let data = try encoder.encode(value)
             return try Node(json: Array(data))
         } catch let error as CoreTreeError {
-            throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)")
+            throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)", underlying: error)
         } catch {
-            throw DatabaseError(.invalidArgument, "\(T.self) could not be encoded: \(error)")
+            throw DatabaseError(.invalidArgument, "\(T.self) could not be encoded: \(error)", underlying: error)
         }
     }
 }

@@ -6,7 +6,7 @@ public import SyncProtocol
 /// Completion blocks receive it as their `Error`; the `async` forms throw it. The codes and
 /// their raw values follow the Firebase client's (`FIRDatabaseErrorCode` statuses), so code that
 /// switches on status strings keeps working.
-public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, CustomNSError {
     /// The kind of failure.
     ///
     /// Codes the server can send are its wire statuses (``SyncProtocol/WireStatus``), so a
@@ -58,11 +58,25 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
     public var code: Code
     /// What happened, in words a developer can act on.
     public var message: String
+    /// The error that caused this one (the local store's error, an encoding error), if any. Also
+    /// in the bridged `NSError`'s `userInfo` under `NSUnderlyingErrorKey`.
+    public var underlyingError: (any Error)?
 
-    /// An error with a code and message.
-    public init(_ code: Code, _ message: String) {
+    /// An error with a code and message, keeping the error that caused it, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
+    }
+
+    /// Errors are equal when their code and message are (the cause is not compared).
+    public static func == (lhs: DatabaseError, rhs: DatabaseError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
     }
 
     /// The error for a status that is not ``SyncProtocol/WireStatus/ok``.
@@ -90,4 +104,14 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
     public var description: String { "DatabaseError.\(code): \(message)" }
     /// The message, for `localizedDescription`.
     public var errorDescription: String? { message }
+
+    /// The bridged `NSError`'s domain.
+    public static var errorDomain: String { "com.firebase.database" }
+
+    /// The message and, when there is one, the cause under `NSUnderlyingErrorKey`.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        return info
+    }
 }

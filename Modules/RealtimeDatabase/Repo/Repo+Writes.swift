@@ -25,7 +25,7 @@ extension Repo {
                 events = try syncTree.applyUserOverwrite(
                     path: path, node: resolvingServerValues(node, at: path), writeId: writeId, stored: node)
             } catch {
-                throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)")
+                throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)", underlying: error)
             }
             nextWriteId += 1
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
@@ -53,7 +53,7 @@ extension Repo {
                 events = try syncTree.applyUserMerge(
                     path: path, children: resolved(children, at: path), writeId: writeId, stored: children)
             } catch {
-                throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)")
+                throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)", underlying: error)
             }
             nextWriteId += 1
             for child in children {

@@ -17,7 +17,7 @@ enum ValueConversion {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw DatabaseError(.invalidArgument, "\(error)")
+            throw DatabaseError(.invalidArgument, "\(error)", underlying: error)
         }
     }
 
