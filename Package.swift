@@ -197,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncClientTests",
-            dependencies: ["SyncClient", "SyncProtocol", "CoreTree"],
+            dependencies: ["SyncClient", "SyncProtocol", "CoreTree", "TestSupport"],
             path: tests("SyncClientTests")
         ),
         // The server: WebSocket protocol, REST API and streaming over Hummingbird, durable storage

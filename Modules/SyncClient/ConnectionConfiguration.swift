@@ -11,6 +11,8 @@ public struct ConnectionConfiguration: Sendable {
     public var sdkStatsName: String? = "sdk.swift.1-0-0"
     /// The largest message accepted from the server, in UTF-8 bytes; a larger one drops the connection.
     public var maxIncomingMessageBytes: Int = 1 << 28
+    /// The clock for backoff, timeouts and keep-alive (the system's monotonic clock by default).
+    public var clock: ConnectionClock = .continuous
 
     /// The default configuration.
     public init() {}

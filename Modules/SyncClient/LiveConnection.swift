@@ -8,7 +8,7 @@ struct LiveConnection {
     /// Reassembles the server's split messages.
     var assembler: FrameAssembler
     /// When the handshake arrived.
-    var connectedAt: ContinuousClock.Instant?
+    var connectedAt: Duration?
     private let transport: any TransportConnection
     private let outgoing: AsyncStream<String>.Continuation
     private let sendClock: SendClock
@@ -17,12 +17,12 @@ struct LiveConnection {
     /// Starts serving `transport`.
     init(
         attempt: Int, transport: any TransportConnection, events: AsyncStream<ConnectionEvent>.Continuation,
-        keepAliveInterval: Duration, maxIncomingMessageBytes: Int
+        keepAliveInterval: Duration, maxIncomingMessageBytes: Int, clock: ConnectionClock
     ) {
         self.attempt = attempt
         self.transport = transport
         assembler = FrameAssembler(maxMessageBytes: maxIncomingMessageBytes)
-        let sendClock = SendClock()
+        let sendClock = SendClock(clock: clock)
         self.sendClock = sendClock
         let (frames, outgoing) = AsyncStream<String>.makeStream()
         self.outgoing = outgoing
@@ -50,12 +50,12 @@ struct LiveConnection {
         }
         let keepAlive = Task {
             while !Task.isCancelled {
-                let due = sendClock.last + keepAliveInterval
-                if ContinuousClock.now >= due {
+                let idle = sendClock.idle
+                if idle >= keepAliveInterval {
                     events.yield(.keepAliveDue(attempt: attempt))
-                    try? await Task.sleep(for: keepAliveInterval)
+                    try? await clock.sleep(for: keepAliveInterval)
                 } else {
-                    try? await Task.sleep(until: due, clock: .continuous)
+                    try? await clock.sleep(for: keepAliveInterval - idle)
                 }
             }
         }
@@ -70,14 +70,14 @@ struct LiveConnection {
 
     /// Sends the keep-alive frame `0` if nothing was sent for `interval`.
     func sendKeepAliveIfIdle(_ interval: Duration) {
-        guard ContinuousClock.now - sendClock.last >= interval else { return }
+        guard sendClock.idle >= interval else { return }
         outgoing.yield("0")
         sendClock.didSend()
     }
 
     /// Closes the connection. When `flush`, what is queued is sent first (the writer closes the
     /// transport once it is drained, or after `flushTimeout` at the latest); otherwise it closes at once.
-    func close(flush: Bool, flushTimeout: Duration = .seconds(2)) {
+    func close(flush: Bool, flushTimeout: Duration = .seconds(2), clock: ConnectionClock = .continuous) {
         outgoing.finish()
         let reader = tasks[0], writer = tasks[1], keepAlive = tasks[2]
         reader.cancel()
@@ -87,7 +87,7 @@ struct LiveConnection {
             Task {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await writer.value }
-                    group.addTask { try? await Task.sleep(for: flushTimeout) }
+                    group.addTask { try? await clock.sleep(for: flushTimeout) }
                     await group.next()
                     group.cancelAll()
                 }

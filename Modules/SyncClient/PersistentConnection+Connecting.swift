@@ -66,6 +66,7 @@ extension PersistentConnection {
         let endpoint = self.endpoint
         let lastSessionID = self.lastSessionID
         let timeout = configuration.connectTimeout
+        let clock = configuration.clock
         attemptTasks.append(Task {
             do {
                 let connection = try await transport.connect(to: endpoint, lastSessionID: lastSessionID)
@@ -76,7 +77,7 @@ extension PersistentConnection {
         })
         attemptTasks.append(Task {
             do {
-                try await Task.sleep(for: timeout)
+                try await clock.sleep(for: timeout)
                 events.yield(.connectTimedOut(attempt: attempt))
             } catch {}
         })
@@ -89,7 +90,7 @@ extension PersistentConnection {
         }
         live = LiveConnection(
             attempt: attempt, transport: connection, events: events, keepAliveInterval: configuration.keepAliveInterval,
-            maxIncomingMessageBytes: configuration.maxIncomingMessageBytes)
+            maxIncomingMessageBytes: configuration.maxIncomingMessageBytes, clock: configuration.clock)
         phase = .handshaking
     }
 
@@ -122,7 +123,7 @@ extension PersistentConnection {
     /// authenticate or restore state.
     func handshakeReceived(timestamp: Int64, sessionID: String) {
         cancelAttemptTasks()
-        live?.connectedAt = .now
+        live?.connectedAt = configuration.clock.now
         lastSessionID = sessionID
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         phase = .authenticating
@@ -233,7 +234,7 @@ extension PersistentConnection {
         }
         logger.debug("disconnected", metadata: ["reason": "\(reason)"])
         self.live = nil
-        live.close(flush: flush)
+        live.close(flush: flush, clock: configuration.clock)
         let wasConnected = phase.isPastHandshake
         phase = .idle
         pendingReplies.removeAll()
@@ -252,7 +253,7 @@ extension PersistentConnection {
             failed.append(onDisconnectOperations.removeValue(forKey: id)!)
         }
         if let connectedAt = live.connectedAt,
-           ContinuousClock.now - connectedAt >= configuration.backoff.successfulConnectionDuration {
+           configuration.clock.now - connectedAt >= configuration.backoff.successfulConnectionDuration {
             backoff.signalSuccess()
         }
         for write in failed { write.onComplete?(.disconnected) }
@@ -271,10 +272,11 @@ extension PersistentConnection {
         let timer = retryTimer
         phase = .waitingToRetry(timer: timer)
         let events = self.events
+        let clock = configuration.clock
         retryTask?.cancel()
         retryTask = Task {
             do {
-                try await Task.sleep(for: delay)
+                try await clock.sleep(for: delay)
                 events.yield(.retryDue(timer: timer))
             } catch {}
         }

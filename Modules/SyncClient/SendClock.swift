@@ -3,17 +3,23 @@ import Synchronization
 
 /// When a connection last sent something, shared with its keep-alive task.
 final class SendClock: Sendable {
-    private let lastSent: Mutex<ContinuousClock.Instant>
+    private let clock: ConnectionClock
+    private let lastSent: Mutex<Duration>
 
-    init() {
-        lastSent = Mutex(.now)
+    init(clock: ConnectionClock) {
+        self.clock = clock
+        lastSent = Mutex(clock.now)
     }
 
     /// Records a send now.
     func didSend() {
-        lastSent.withLock { $0 = .now }
+        let now = clock.now
+        lastSent.withLock { $0 = now }
     }
 
-    /// The last send.
-    var last: ContinuousClock.Instant { lastSent.withLock { $0 } }
+    /// The last send, on the connection's clock.
+    var last: Duration { lastSent.withLock { $0 } }
+
+    /// How long ago the last send was.
+    var idle: Duration { clock.now - last }
 }

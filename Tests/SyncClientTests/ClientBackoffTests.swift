@@ -2,6 +2,7 @@ import CoreTree
 import Testing
 @testable import SyncClient
 import SyncProtocol
+import TestSupport
 
 @Suite("Client: backoff")
 struct ClientBackoffTests {
@@ -50,23 +51,33 @@ struct ClientBackoffTests {
 
     @Test("A connection that lived long enough reconnects at once; a short-lived one waits")
     func resetAfterLongConnection() async throws {
+        let clock = ManualClock()
         let transport = InMemoryTransport()
         let connection = startConnection(
             transport, delegate: RecordingDelegate(),
             configuration: fastConfiguration {
                 $0.backoff = BackoffPolicy(
-                    minimumDelay: .seconds(30), maximumDelay: .seconds(30), successfulConnectionDuration: .milliseconds(300))
+                    minimumDelay: .seconds(30), maximumDelay: .seconds(30), successfulConnectionDuration: .seconds(30))
+                $0.keepAliveInterval = .seconds(3600)
+                $0.clock = ConnectionClock(clock)
             })
         defer { connection.shutdown() }
         let first = try await FakeServer.connect(transport)
         #expect(await eventually { await connection.isConnected })
-        try await Task.sleep(for: .milliseconds(400))
+        clock.advance(by: .seconds(31))
         first.side.drop()
+        // It lived 31 s: the reconnect is immediate, with no time passing.
         let second = try await FakeServer.connect(transport)
         #expect(await eventually { await connection.isConnected })
         second.side.drop()
+        #expect(await eventually { await !connection.isConnected })
         // The second connection was short: the next attempt waits at least 9 s (30% of 30 s).
-        #expect(await transport.expectNoConnection(within: .milliseconds(300)))
+        #expect(await eventually { clock.sleeperCount == 1 }, "the retry waits on the clock")
+        clock.advance(by: .seconds(8))
+        #expect(await transport.expectNoConnection(within: .milliseconds(100)))
         #expect(transport.connectAttempts == 2)
+        clock.advance(by: .seconds(22))
+        _ = try await FakeServer.connect(transport)
+        #expect(transport.connectAttempts == 3, "and at most 30 s")
     }
 }

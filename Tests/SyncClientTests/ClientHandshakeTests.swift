@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import SyncClient
 import SyncProtocol
+import TestSupport
 
 @Suite("Client: handshake and auth")
 struct ClientHandshakeTests {
@@ -179,29 +180,44 @@ struct ClientHandshakeTests {
 
     @Test("A connect that never answers times out and is retried")
     func connectTimeout() async throws {
+        let clock = ManualClock()
+        let configuration = fastConfiguration {
+            $0.connectTimeout = .seconds(30)
+            $0.backoff = BackoffPolicy(minimumDelay: .seconds(1), maximumDelay: .seconds(1))
+            $0.clock = ConnectionClock(clock)
+        }
         let transport = InMemoryTransport()
         transport.connectBehavior = .hang
-        let connection = startConnection(
-            transport, delegate: RecordingDelegate(), configuration: fastConfiguration { $0.connectTimeout = .milliseconds(50) })
+        let connection = startConnection(transport, delegate: RecordingDelegate(), configuration: configuration)
         defer { connection.shutdown() }
-        #expect(await eventually { transport.connectAttempts >= 2 })
+        #expect(await eventually { transport.connectAttempts == 1 })
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(29))
+        #expect(await transport.expectNoConnection(within: .milliseconds(100)), "not before the timeout")
+        clock.advance(by: .seconds(1))
+        // Timed out: the retry waits out the backoff (up to 1 s), then connects again.
+        await clock.waitForSleepers(atLeast: 1)
         transport.connectBehavior = .accept
-        // Under load a handshake can miss the 50 ms window; keep answering attempts until one lands.
-        let acceptor = Task {
-            var servers: [FakeServer] = []
-            while !Task.isCancelled, let next = try? await FakeServer.connect(transport) { servers.append(next) }
-            return servers.count
-        }
+        clock.advance(by: .seconds(1))
+        _ = try await FakeServer.connect(transport)
         #expect(await eventually { await connection.isConnected })
-        acceptor.cancel()
+        #expect(transport.connectAttempts == 2)
 
         // A server that opens but never sends the handshake times out too.
+        let silentClock = ManualClock()
         let silent = InMemoryTransport()
-        let other = startConnection(
-            silent, delegate: RecordingDelegate(), configuration: fastConfiguration { $0.connectTimeout = .milliseconds(50) })
+        let other = startConnection(silent, delegate: RecordingDelegate(), configuration: fastConfiguration {
+            $0.connectTimeout = .seconds(30)
+            $0.clock = ConnectionClock(silentClock)
+        })
         defer { other.shutdown() }
         let mute = try await FakeServer.accept(silent)
+        await silentClock.waitForSleepers(atLeast: 1)
+        #expect(!mute.side.isClosedByClient)
+        silentClock.advance(by: .seconds(30))
         #expect(await eventually { mute.side.isClosedByClient })
+        await silentClock.waitForSleepers(atLeast: 1)
+        silentClock.advance(by: .seconds(1))
         _ = try await FakeServer.accept(silent)
     }
 }
