@@ -126,14 +126,27 @@ public actor NamespaceDatabase {
         var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
         switch operation {
         case .set(let path, let node):
-            let resolved = ServerValue.resolve(node, existing: old.child(at: path), serverTime: serverTime)
+            let resolved: Node
+            do {
+                resolved = try ServerValue.resolve(node, existing: old.child(at: path), serverTime: serverTime, at: path)
+            } catch {
+                completion(.failed(ServerError(.invalidArgument, error.message)))
+                return
+            }
             root = root.updatingChild(at: path, to: resolved)
             changed = [path]
             deliveries = overwriteDeliveries(at: path, old: old)
         case .update(let path, let children):
-            let resolved = children.map { child in
-                (path: child.path,
-                 node: ServerValue.resolve(child.node, existing: old.child(at: path.appending(child.path)), serverTime: serverTime))
+            var resolved: [(path: TreePath, node: Node)] = []
+            do {
+                for child in children {
+                    let location = path.appending(child.path)
+                    resolved.append((child.path, try ServerValue.resolve(
+                        child.node, existing: old.child(at: location), serverTime: serverTime, at: location)))
+                }
+            } catch {
+                completion(.failed(ServerError(.invalidArgument, error.message)))
+                return
             }
             for child in resolved { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
             changed = resolved.map { path.appending($0.path) }

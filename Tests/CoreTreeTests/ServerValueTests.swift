@@ -23,30 +23,51 @@ struct ServerValueTests {
     }
 
     @Test("timestamps resolve to the server time")
-    func timestamp() {
-        #expect(ServerValue.resolve(ServerValue.timestamp, existing: .empty, serverTime: now) == num(Double(now)))
-        #expect(ServerValue.resolve(ServerValue.timestamp, existing: str("old"), serverTime: now) == num(Double(now)))
+    func timestamp() throws {
+        #expect(try ServerValue.resolve(ServerValue.timestamp, existing: .empty, serverTime: now) == num(Double(now)))
+        #expect(try ServerValue.resolve(ServerValue.timestamp, existing: str("old"), serverTime: now) == num(Double(now)))
     }
 
     @Test("increments add to existing numbers and otherwise set the delta")
-    func increment() {
-        #expect(ServerValue.resolve(ServerValue.increment(2), existing: num(40), serverTime: now) == num(42))
-        #expect(ServerValue.resolve(ServerValue.increment(-1.5), existing: num(1), serverTime: now) == num(-0.5))
-        #expect(ServerValue.resolve(ServerValue.increment(2), existing: .empty, serverTime: now) == num(2))
-        #expect(ServerValue.resolve(ServerValue.increment(2), existing: str("10"), serverTime: now) == num(2))
-        #expect(ServerValue.resolve(ServerValue.increment(2), existing: bool(true), serverTime: now) == num(2))
-        #expect(ServerValue.resolve(ServerValue.increment(2), existing: json(#"{"a": 1}"#), serverTime: now) == num(2))
+    func increment() throws {
+        #expect(try ServerValue.resolve(ServerValue.increment(2), existing: num(40), serverTime: now) == num(42))
+        #expect(try ServerValue.resolve(ServerValue.increment(-1.5), existing: num(1), serverTime: now) == num(-0.5))
+        #expect(try ServerValue.resolve(ServerValue.increment(2), existing: .empty, serverTime: now) == num(2))
+        #expect(try ServerValue.resolve(ServerValue.increment(2), existing: str("10"), serverTime: now) == num(2))
+        #expect(try ServerValue.resolve(ServerValue.increment(2), existing: bool(true), serverTime: now) == num(2))
+        #expect(try ServerValue.resolve(ServerValue.increment(2), existing: json(#"{"a": 1}"#), serverTime: now) == num(2))
+    }
+
+    @Test("an increment whose sum is not finite is refused, naming where")
+    func incrementOverflow() throws {
+        #expect(throws: CoreTreeError.self) {
+            try ServerValue.resolve(ServerValue.increment(1e308), existing: num(1e308), serverTime: now)
+        }
+        #expect(throws: CoreTreeError.self) {
+            try ServerValue.resolve(ServerValue.increment(-1e308), existing: num(-1e308), serverTime: now)
+        }
+        do {
+            _ = try ServerValue.resolve(
+                json(#"{"a": {"b": {".sv": {"increment": 1e308}}}}"#), existing: json(#"{"a": {"b": 1e308}}"#),
+                serverTime: now, at: "root")
+            Issue.record("the overflow was accepted")
+        } catch {
+            #expect(error.code == .invalidValue)
+            #expect(error.message.contains("/root/a/b"), "\(error.message)")
+        }
+        // The largest finite sums still go through.
+        #expect(try ServerValue.resolve(ServerValue.increment(1), existing: num(1e308), serverTime: now) == num(1e308 + 1))
     }
 
     @Test("nested placeholders resolve against the matching existing data")
-    func nested() {
+    func nested() throws {
         let write = json(#"""
         {"created": {".sv": "timestamp"},
          "stats": {"views": {".sv": {"increment": 1}}, "likes": {".sv": {"increment": 5}}, "name": "x"},
          "plain": 3, ".priority": "p"}
         """#)
         let existing = json(#"{"stats": {"views": 10, "likes": "many"}, "created": 1}"#)
-        let resolved = ServerValue.resolve(write, existing: existing, serverTime: now)
+        let resolved = try ServerValue.resolve(write, existing: existing, serverTime: now)
         let expected = json(#"""
         {"created": 1700000000123, "stats": {"views": 11, "likes": 5, "name": "x"}, "plain": 3, ".priority": "p"}
         """#)
@@ -54,7 +75,7 @@ struct ServerValueTests {
         #expect(!ServerValue.containsPlaceholder(resolved))
         // Data without placeholders is returned unchanged.
         let plain = json(#"{"a": 1, "b": {"c": true}}"#)
-        #expect(ServerValue.resolve(plain, existing: existing, serverTime: now) == plain)
+        #expect(try ServerValue.resolve(plain, existing: existing, serverTime: now) == plain)
     }
 
     @Test("the JSON parser keeps `.sv` as a placeholder child")

@@ -14,6 +14,26 @@ struct TransactionTests {
         return .success(withValue: data)
     }
 
+    @Test func aTransactionWhoseIncrementOverflowsFailsAndChangesNothing() async throws {
+        let database = try Clients.make(url: "http://127.0.0.1:9?ns=finite")
+        database.goOffline()
+        defer { database.shutdown() }
+        let ref = database.reference(withPath: "big")
+        ref.write(1e308)
+        let result = Recorder()
+        ref.runTransactionBlock({ data in
+            data.value = ServerValue.increment(NSNumber(value: 1e308))
+            return .success(withValue: data)
+        }, andCompletionBlock: { error, committed, _ in
+            result.record("\((error as? DatabaseError)?.code.rawValue ?? "none") \(committed)")
+        })
+        #expect(try await result.waitFor("invalid_args false"))
+        #expect(await ref.observeSingleEvent(of: .value).value as? Double == 1e308)
+        // A plain set of an overflowing increment is refused at the call.
+        await #expect(throws: DatabaseError.self) { try await ref.setValue(ServerValue.increment(NSNumber(value: 1e308))) }
+        #expect(await ref.observeSingleEvent(of: .value).value as? Double == 1e308)
+    }
+
     @Test func anOfflineTransactionRunsOnReconnectOnFreshData() async throws {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }

@@ -49,31 +49,38 @@ public enum ServerValue {
     ///   - node: the data being written, possibly holding placeholders.
     ///   - existing: the data currently stored at the same location (for increments).
     ///   - serverTime: the server's time in milliseconds since the Unix epoch.
+    ///   - path: where `node` is written, for the error message.
     /// - Returns: `node` with placeholders resolved; unknown placeholders are left as they are
     ///   (validation rejects them before a write gets here).
-    public static func resolve(_ node: Node, existing: Node, serverTime: Int64) -> Node {
+    /// - Throws: ``CoreTreeError`` with code `invalidValue` when an increment's sum is not a
+    ///   finite number (`1e308 + 1e308`): no JSON can hold it, so the write must not happen.
+    public static func resolve(_ node: Node, existing: Node, serverTime: Int64, at path: TreePath = .root) throws(CoreTreeError) -> Node {
         if isPlaceholder(node) {
-            return resolvePlaceholder(node, existing: existing, serverTime: serverTime)
+            return try resolvePlaceholder(node, existing: existing, serverTime: serverTime, at: path)
         }
         if node.isLeaf || node.isEmpty || !containsPlaceholder(node) { return node }
         var result = node
         for (key, child) in node.children where containsPlaceholder(child) {
-            let resolved = resolve(child, existing: existing.immediateChild(key), serverTime: serverTime)
+            let resolved = try resolve(child, existing: existing.immediateChild(key), serverTime: serverTime, at: path.child(key))
             result = result.updatingImmediateChild(key, to: resolved)
         }
         return result
     }
 
-    private static func resolvePlaceholder(_ node: Node, existing: Node, serverTime: Int64) -> Node {
+    private static func resolvePlaceholder(_ node: Node, existing: Node, serverTime: Int64, at path: TreePath) throws(CoreTreeError) -> Node {
         let value = node.immediateChild(.serverValue)
         if value.leafValue == .string("timestamp") {
             return Node(.number(Double(serverTime)))
         }
         if case .number(let delta)? = value.immediateChild("increment").leafValue {
-            if case .number(let current)? = existing.leafValue {
-                return Node(.number(current + delta))
+            guard case .number(let current)? = existing.leafValue else { return Node(.number(delta)) }
+            let sum = current + delta
+            guard sum.isFinite else {
+                throw CoreTreeError(
+                    .invalidValue,
+                    "The increment at \"\(path.wireForm)\" overflows: \(current) + \(delta) is not a finite number; nothing was written.")
             }
-            return Node(.number(delta))
+            return Node(.number(sum))
         }
         return node
     }

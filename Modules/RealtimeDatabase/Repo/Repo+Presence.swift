@@ -21,7 +21,9 @@ extension Repo {
         updateInfo(InfoTree.connectedKey, Node(.bool(false)))
         var events: [SyncEvent] = []
         for write in onDisconnects.writes {
-            events += syncTree.applyServerOverwrite(path: write.path, node: resolvingServerValues(write.node, at: write.path))
+            // An increment that would overflow is refused by the server too: nothing to show.
+            guard let node = try? resolvingServerValues(write.node, at: write.path) else { continue }
+            events += syncTree.applyServerOverwrite(path: write.path, node: node)
             events += abortTransactions(overlapping: write.path, because: .overriddenBySet)
         }
         onDisconnects.removeAll()

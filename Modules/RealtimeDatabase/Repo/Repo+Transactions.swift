@@ -52,7 +52,13 @@ extension Repo {
         record.output = output
         record.writeId = nextWriteId
         nextWriteId += 1
-        let resolvedOutput = CoreTree.ServerValue.resolve(output, existing: input, serverTime: serverTime)
+        let resolvedOutput: Node
+        do {
+            resolvedOutput = try CoreTree.ServerValue.resolve(output, existing: input, serverTime: serverTime, at: record.path)
+        } catch {
+            raise(events + finishTransaction(record, error: DatabaseError(.invalidArgument, error.message, underlying: error), revert: true))
+            return false
+        }
         events += (try? syncTree.applyUserOverwrite(
             path: record.path, node: resolvedOutput, writeId: record.writeId, visible: record.applyLocally, persist: false)) ?? []
         raise(events)

@@ -23,7 +23,9 @@ extension Repo {
             var events: [SyncEvent]
             do {
                 events = try syncTree.applyUserOverwrite(
-                    path: path, node: resolvingServerValues(node, at: path), writeId: writeId, stored: node)
+                    path: path, node: try resolvingServerValues(node, at: path), writeId: writeId, stored: node)
+            } catch let error as DatabaseError {
+                throw error
             } catch {
                 throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)", underlying: error)
             }
@@ -51,7 +53,9 @@ extension Repo {
             var events: [SyncEvent]
             do {
                 events = try syncTree.applyUserMerge(
-                    path: path, children: resolved(children, at: path), writeId: writeId, stored: children)
+                    path: path, children: try resolved(children, at: path), writeId: writeId, stored: children)
+            } catch let error as DatabaseError {
+                throw error
             } catch {
                 throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)", underlying: error)
             }
@@ -65,15 +69,35 @@ extension Repo {
     }
 
     /// Children with their server values estimated from the local data and clock.
-    func resolved(_ children: [(path: TreePath, node: Node)], at path: TreePath) -> [(path: TreePath, node: Node)] {
-        children.map { child in (child.path, resolvingServerValues(child.node, at: path.appending(child.path))) }
+    ///
+    /// - Throws: ``DatabaseError`` (`invalidArgument`) when an increment overflows.
+    func resolved(_ children: [(path: TreePath, node: Node)], at path: TreePath) throws(DatabaseError) -> [(path: TreePath, node: Node)] {
+        var result: [(path: TreePath, node: Node)] = []
+        for child in children {
+            result.append((child.path, try resolvingServerValues(child.node, at: path.appending(child.path))))
+        }
+        return result
     }
 
     /// `node` with its server values (timestamps, increments) estimated from the local data and
     /// clock; the data is only read when there are placeholders.
-    func resolvingServerValues(_ node: Node, at path: TreePath) -> Node {
+    ///
+    /// - Throws: ``DatabaseError`` (`invalidArgument`) when an increment's sum is not finite.
+    func resolvingServerValues(_ node: Node, at path: TreePath) throws(DatabaseError) -> Node {
         guard CoreTree.ServerValue.containsPlaceholder(node) else { return node }
-        return CoreTree.ServerValue.resolve(node, existing: syncTree.calcCompleteEventCache(path: path), serverTime: serverTime)
+        do {
+            return try CoreTree.ServerValue.resolve(
+                node, existing: syncTree.calcCompleteEventCache(path: path), serverTime: serverTime, at: path)
+        } catch {
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
+        }
+    }
+
+    /// The estimate for a write restored from disk: as ``resolvingServerValues(_:at:)``, or, when
+    /// an increment would overflow the local data, the increment alone (the server decides).
+    func restoredEstimate(_ node: Node, at path: TreePath) -> Node {
+        if let estimate = try? resolvingServerValues(node, at: path) { return estimate }
+        return (try? CoreTree.ServerValue.resolve(node, existing: .empty, serverTime: serverTime, at: path)) ?? node
     }
 
     /// The server answered a write: drop it from the queue, revert it if rejected, tell the caller.
@@ -109,12 +133,13 @@ extension Repo {
             case .overwrite(let node):
                 connection.put(path: record.path, data: node, onComplete: ack)
                 raise((try? syncTree.applyUserOverwrite(
-                    path: record.path, node: resolvingServerValues(node, at: record.path), writeId: writeId, persist: false)) ?? [])
+                    path: record.path, node: restoredEstimate(node, at: record.path), writeId: writeId, persist: false)) ?? [])
             case .merge(let entries):
                 let children = entries.map { (path: $0.path, node: $0.node) }
                 connection.merge(path: record.path, children: children, onComplete: ack)
+                let estimated = children.map { (path: $0.path, node: restoredEstimate($0.node, at: record.path.appending($0.path))) }
                 raise((try? syncTree.applyUserMerge(
-                    path: record.path, children: resolved(children, at: record.path), writeId: writeId, persist: false)) ?? [])
+                    path: record.path, children: estimated, writeId: writeId, persist: false)) ?? [])
             }
         }
         if !records.isEmpty { Repo.logger.info("Restored \(records.count) queued writes from the local store.") }
