@@ -35,6 +35,7 @@ public final class LMDBStore: OrderedKeyValueStore {
     ///   LMDB environment of this version, or another ``StorageError`` when LMDB cannot open them.
     public init(directory: String) throws {
         let lock = try DirectoryLock(directory: directory, backend: LMDBStore.backendName)
+        try LMDBFileCheck.verify(directory: directory)
         state = Mutex(try LMDBEnvironment(directory: directory, lock: lock))
     }
 
@@ -108,9 +109,12 @@ final class LMDBEnvironment {
     private var isOpen = false
     /// Held until the environment is closed.
     private var lock: DirectoryLock?
+    /// The environment's directory.
+    private let directory: String
 
     init(directory: String, lock: DirectoryLock) throws {
         self.lock = lock
+        self.directory = directory
         try check(mdb_env_create(&environment), "cannot create an LMDB environment")
         try check(mdb_env_set_mapsize(environment, mapSize), "cannot set the map size")
         let flags = UInt32(MDB_NOTLS | MDB_NOSYNC)
@@ -315,6 +319,21 @@ final class LMDBEnvironment {
         if status != 0 { throw failure(status, context()) }
     }
 
+    /// Whether the data file is at the process's file size limit or the disk has (almost) no room.
+    private func isOutOfRoom() -> Bool {
+        let descriptor = open(directory + "/data.mdb", O_RDONLY)
+        let end = descriptor >= 0 ? lseek(descriptor, 0, SEEK_END) : 0
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        let size = UInt64(max(end, 0))
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+           size + (1 << 16) >= UInt64(limit.rlim_cur) {
+            return true
+        }
+        var volume = statvfs()
+        return statvfs(directory, &volume) == 0 && UInt64(volume.f_bavail) * UInt64(volume.f_frsize) < (1 << 20)
+    }
+
     /// A ``StorageError`` for LMDB status `status` (an LMDB error or an `errno`).
     private func failure(_ status: Int32, _ context: String) -> StorageError {
         let detail = String(cString: mdb_strerror(status))
@@ -327,6 +346,11 @@ final class LMDBEnvironment {
         case MDB_CORRUPTED, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:
             code = .corrupt
             advice = "; the LMDB files are damaged or of another version: remove the store directory to start afresh"
+        case EIO where isOutOfRoom():
+            // LMDB reports a short write as EIO: at a file size limit or on a full disk the
+            // write stopped part way, which is the disk being full.
+            code = .diskFull
+            advice = "; the disk or the file size limit is full: free some space and retry"
         case EIO, EACCES, EPERM, EROFS, ENOENT, ENOTDIR:
             code = .io
         case EAGAIN, EBUSY:

@@ -105,6 +105,10 @@ final class LevelDBDatabase {
     init(directory: String, lock: DirectoryLock) throws {
         self.lock = lock
         leveldb_options_set_create_if_missing(options, 1)
+        // Damage is an error, not skipped: a corrupt log record fails the open instead of
+        // silently dropping the writes it held, and every read verifies its block's checksum.
+        leveldb_options_set_paranoid_checks(options, 1)
+        leveldb_readoptions_set_verify_checksums(readOptions, 1)
         leveldb_options_set_filter_policy(options, filterPolicy)
         leveldb_options_set_cache(options, cache)
         leveldb_writeoptions_set_sync(syncWriteOptions, 1)

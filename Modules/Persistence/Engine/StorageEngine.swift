@@ -10,13 +10,15 @@ import Foundation
 public final class StorageEngine: @unchecked Sendable {
     // Mutable state is guarded by `lock`; `store` is thread-safe itself.
 
-    /// The format this version writes and reads.
-    public static let formatVersion = 1
+    /// The format this version writes and reads: 2 stores a checksum with every row
+    /// (``ChecksummedStore``); format 1 stores are converted when opened.
+    public static let formatVersion = 2
 
-    /// Upgrades a store written in an older format (`from`) to ``formatVersion``.
+    /// Upgrades a store written in an older format (`from`) to ``formatVersion``. Format 1 needs
+    /// none: the engine adds the checksums itself.
     public typealias Migration = @Sendable (_ from: Int, _ store: any OrderedKeyValueStore) throws -> Void
 
-    /// The store underneath.
+    /// The store underneath, seen through its row checksums: reads verify, writes seal.
     public let store: any OrderedKeyValueStore
     private let lock = NSLock()
     private let groupCommit = GroupCommit()
@@ -27,16 +29,19 @@ public final class StorageEngine: @unchecked Sendable {
     /// `false` and skips reading every row at open).
     ///
     /// - Throws: ``StorageError/Code-swift.enum/unsupportedFormat(found:supported:)`` for a store
-    ///   written by a newer version; whatever `migrate` throws for an older one.
-    public init(store: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
-        self.store = store
-        let found = try store.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    ///   written by a newer version; whatever `migrate` throws for an older one;
+    ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
+    public init(store base: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
+        store = ChecksummedStore(base, exempt: [StorageKeys.formatVersion])
+        let found = try base.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
             throw StorageError(
                 .unsupportedFormat(found: found, supported: StorageEngine.formatVersion),
                 "the store was written in format \(found), newer than the \(StorageEngine.formatVersion) this version reads; open it with a newer version")
         }
-        if let found, found < StorageEngine.formatVersion {
+        if found == 1 {
+            try StorageEngine.addChecksums(to: base)
+        } else if let found, found < StorageEngine.formatVersion {
             guard let migrate else {
                 throw StorageError(
                     .unsupportedFormat(found: found, supported: StorageEngine.formatVersion),
@@ -50,6 +55,18 @@ public final class StorageEngine: @unchecked Sendable {
             try store.write(batch, durable: true)
         }
         if accountsCacheSize { cacheBytes = try countCacheBytes() }
+    }
+
+    /// Converts a format 1 store: every row gets its checksum and the version becomes 2, in one
+    /// atomic batch (a crash leaves the store in format 1, to be converted at the next open).
+    private static func addChecksums(to base: any OrderedKeyValueStore) throws {
+        var batch = WriteBatch()
+        try base.scan(KeyRange(from: [0], to: nil), reverse: false) { key, value in
+            if key != StorageKeys.formatVersion { batch.put(key, ChecksummedStore.seal(key: key, value: value)) }
+            return true
+        }
+        batch.put(StorageKeys.formatVersion, Array(String(StorageEngine.formatVersion).utf8))
+        try base.write(batch, durable: true)
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {

@@ -68,12 +68,14 @@ public enum StoreRecovery {
         }
     }
 
-    /// The queued writes that can still be read, skipping unreadable ones.
+    /// The queued writes that can still be read, skipping unreadable ones: a row whose checksum
+    /// holds, or (a store still in format 1) a row without one that decodes.
     private static func salvageWrites(_ store: any OrderedKeyValueStore) -> [UserWriteRecord] {
         var records: [UserWriteRecord] = []
-        try? store.scan(KeyRange(prefix: StorageKeys.writePrefix), reverse: false) { key, value in
-            if let id = StorageKeys.readBigEndian(key.dropFirst()),
-               let record = try? UserWriteRecord.decode(writeId: Int64(bitPattern: id), value) {
+        try? store.scan(KeyRange(prefix: StorageKeys.writePrefix), reverse: false) { key, sealed in
+            guard let id = StorageKeys.readBigEndian(key.dropFirst()) else { return true }
+            let value = (try? ChecksummedStore.open(key: key, sealed: sealed)) ?? sealed
+            if let record = try? UserWriteRecord.decode(writeId: Int64(bitPattern: id), value) {
                 records.append(record)
             }
             return true

@@ -1,0 +1,77 @@
+/// An ``OrderedKeyValueStore`` that stores a CRC-32C of each row's key and value after the value
+/// and verifies it on every read, so damage on disk is an error, never data.
+///
+/// ``StorageEngine`` opens every backend through it (format 2). Rows whose checksum does not
+/// match throw ``StorageError/Code-swift.enum/corrupt``. The keys in `exempt` (the format version,
+/// which must be readable before the format is known) are stored as they are.
+public final class ChecksummedStore: OrderedKeyValueStore {
+    /// The store underneath, holding the checksummed rows.
+    public let base: any OrderedKeyValueStore
+    private let exempt: Set<[UInt8]>
+
+    /// Bytes a checksum adds to each value.
+    public static let overhead = 4
+
+    /// Wraps `base`; the keys in `exempt` are stored without a checksum.
+    public init(_ base: any OrderedKeyValueStore, exempt: Set<[UInt8]> = []) {
+        self.base = base
+        self.exempt = exempt
+    }
+
+    /// `value` followed by the checksum of `key` and `value` (little-endian).
+    public static func seal(key: [UInt8], value: [UInt8]) -> [UInt8] {
+        let crc = CRC32C.checksum(value, continuing: CRC32C.checksum(key))
+        var sealed = value
+        sealed.reserveCapacity(value.count + overhead)
+        for shift in stride(from: 0, to: 32, by: 8) { sealed.append(UInt8(truncatingIfNeeded: crc >> UInt32(shift))) }
+        return sealed
+    }
+
+    /// The value of a sealed row.
+    ///
+    /// - Throws: ``StorageError/Code-swift.enum/corrupt`` when the row is too short or its
+    ///   checksum does not match.
+    public static func open(key: [UInt8], sealed: [UInt8]) throws -> [UInt8] {
+        guard sealed.count >= overhead else { throw damaged(key, "is shorter than its checksum") }
+        let value = Array(sealed[..<(sealed.count - overhead)])
+        var stored: UInt32 = 0
+        for (index, byte) in sealed[(sealed.count - overhead)...].enumerated() { stored |= UInt32(byte) << UInt32(8 * index) }
+        guard stored == CRC32C.checksum(value, continuing: CRC32C.checksum(key)) else {
+            throw damaged(key, "does not match its checksum")
+        }
+        return value
+    }
+
+    private static func damaged(_ key: [UInt8], _ problem: String) -> StorageError {
+        let shown = String(decoding: key.prefix(64), as: UTF8.self)
+        return StorageError(.corrupt, "a stored row (key \"\(shown)\") \(problem): the store is damaged; restore it from a backup or move it aside")
+    }
+
+    public func get(_ key: [UInt8]) throws -> [UInt8]? {
+        guard let sealed = try base.get(key) else { return nil }
+        return exempt.contains(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed)
+    }
+
+    public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try base.scan(range, reverse: reverse) { key, sealed in
+            try body(key, exempt.contains(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed))
+        }
+    }
+
+    public func write(_ batch: WriteBatch, durable: Bool) throws {
+        var sealed = WriteBatch()
+        for operation in batch.operations {
+            switch operation {
+            case .put(let key, let value):
+                sealed.put(key, exempt.contains(key) ? value : ChecksummedStore.seal(key: key, value: value))
+            case .delete(let key):
+                sealed.delete(key)
+            case .deleteRange(let range):
+                sealed.deleteRange(range)
+            }
+        }
+        try base.write(sealed, durable: durable)
+    }
+
+    public func close() throws { try base.close() }
+}
