@@ -237,7 +237,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "serverstore-crash-writer",
-            dependencies: ["RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB"],
+            dependencies: ["CoreTree", "RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB"],
             path: tool("serverstore-crash-writer")
         ),
         .executableTarget(

@@ -135,6 +135,14 @@ final class SQLiteConnection {
         _ = try pragma("secure_delete=OFF")
         _ = try pragma("synchronous=FULL")
         try execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+        // A damaged b-tree page can hide rows without any read failing: check the structure
+        // once at open (quick_check reads every page; it skips only the index cross-checks).
+        let check = try pragma("quick_check")
+        guard check == "ok" else {
+            throw StorageError(
+                .corrupt, "the SQLite database is damaged (quick_check: \(check ?? "no answer")); restore it from a backup or move it aside",
+                backend: SQLiteStore.backendName)
+        }
     }
 
     deinit { try? close() }

@@ -3,6 +3,12 @@
 //   serverstore-crash-writer <store> <directory> <first commit>
 //       Opens the embedded server store on backend <store> and commits forever, printing
 //       `committed N` after each commit returns, until it is killed.
+//
+//   serverstore-crash-writer load <store> <directory>
+//       Opens the store and loads its tree once, printing `loaded <hash of the tree>` or
+//       `refused <StorageError code>`, and exits 0: a damaged store must be refused, never crash
+//       the process or load partly.
+import CoreTree
 import Foundation
 import Persistence
 import PersistenceLMDB
@@ -12,11 +18,24 @@ import RealtimeServer
 import ServerStoreConformance
 
 let arguments = CommandLine.arguments
+let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
+if arguments.count == 4, arguments[1] == "load" {
+    do {
+        let store = try EmbeddedServerStore(store: try backends.open(arguments[2], directory: arguments[3]))
+        let root = try store.load()
+        print("loaded \(root.hash)")
+        try? store.close()
+    } catch let error as StorageError {
+        print("refused \(error.code)")
+    } catch {
+        print("refused other \(error)")
+    }
+    exit(0)
+}
 guard arguments.count == 4, let first = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: serverstore-crash-writer <store> <directory> <first commit>\n".utf8))
     exit(2)
 }
-let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
 let suite = ServerStoreConformance(name: arguments[1]) { directory in
     try EmbeddedServerStore(store: try backends.open(arguments[1], directory: directory))
 }
