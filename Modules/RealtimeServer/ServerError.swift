@@ -1,10 +1,11 @@
+public import CoreTree
 public import SyncProtocol
 
 /// Why the server refused or could not carry out a request.
 ///
 /// Each code maps to a WebSocket status string and an HTTP status code, as the Firebase clients
 /// expect them.
-public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ServerError: CodedError, Sendable, CustomStringConvertible {
     /// The kinds of error.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// Invalid data, path, key, query or parameters.
@@ -34,16 +35,6 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
         underlyingError = underlying
-    }
-
-    /// Errors are equal when their code and message are (the cause is not compared).
-    public static func == (lhs: ServerError, rhs: ServerError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 
     /// The status sent on the WebSocket.

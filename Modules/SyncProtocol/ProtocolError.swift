@@ -1,8 +1,10 @@
+public import CoreTree
+
 /// A message that breaks the wire protocol, or a request the protocol cannot carry out.
 ///
 /// The ``Code`` says what kind of problem it is; the message says what was wrong and, where it
 /// helps, what to send instead.
-public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ProtocolError: CodedError, Sendable, CustomStringConvertible {
     /// The kinds of protocol error.
     public enum Code: String, Sendable, Hashable {
         /// A frame or envelope that is not the protocol's JSON (bad JSON, wrong shape, bad frame count).
@@ -27,16 +29,6 @@ public struct ProtocolError: Error, Sendable, Hashable, CustomStringConvertible 
         self.code = code
         self.message = message
         underlyingError = underlying
-    }
-
-    /// Errors are equal when their code and message are (the cause is not compared).
-    public static func == (lhs: ProtocolError, rhs: ProtocolError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 
     public var description: String { "ProtocolError.\(code.rawValue): \(message)" }

@@ -1,3 +1,4 @@
+public import CoreTree
 public import Foundation
 public import SyncProtocol
 
@@ -6,7 +7,7 @@ public import SyncProtocol
 /// Completion blocks receive it as their `Error`; the `async` forms throw it. The codes and
 /// their raw values follow the Firebase client's (`FIRDatabaseErrorCode` statuses), so code that
 /// switches on status strings keeps working.
-public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError, CustomNSError {
+public struct DatabaseError: CodedError, Sendable, CustomStringConvertible, LocalizedError, CustomNSError {
     /// The kind of failure.
     ///
     /// Codes the server can send are its wire statuses (``SyncProtocol/WireStatus``), so a
@@ -67,16 +68,6 @@ public struct DatabaseError: Error, Sendable, Hashable, CustomStringConvertible,
         self.code = code
         self.message = message
         underlyingError = underlying
-    }
-
-    /// Errors are equal when their code and message are (the cause is not compared).
-    public static func == (lhs: DatabaseError, rhs: DatabaseError) -> Bool {
-        lhs.code == rhs.code && lhs.message == rhs.message
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(message)
     }
 
     /// The error for a status that is not ``SyncProtocol/WireStatus/ok``.

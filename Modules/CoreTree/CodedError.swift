@@ -1,0 +1,28 @@
+/// An error made of a kind (``code``), words for a person (``message``) and, optionally, the
+/// error that caused it. Two such errors are equal when their code and message are: the cause is
+/// carried for logs and debugging, not compared.
+///
+/// `ServerError`, `ProtocolError` and `DatabaseError` adopt it and get `==` and `hash(into:)`.
+public protocol CodedError: Error, Hashable {
+    /// The kind of error.
+    associatedtype Code: Hashable
+    /// What kind of error this is.
+    var code: Code { get }
+    /// What went wrong, for a person to act on.
+    var message: String { get }
+    /// The error that caused this one, if any.
+    var underlyingError: (any Error)? { get }
+}
+
+extension CodedError {
+    /// Equal when code and message are (the cause is not compared).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message
+    }
+
+    /// Hashes the code and the message.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
+}
