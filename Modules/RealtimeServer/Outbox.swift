@@ -76,9 +76,6 @@ final class Outbox: Sendable {
     /// Whether the outbox closed because too much was waiting.
     var overflowed: Bool { state.withLock { $0.overflowed } }
 
-    /// Whether the outbox closed (nothing more is accepted).
-    var isFinished: Bool { state.withLock { $0.finished } }
-
     /// Bytes waiting.
     var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 

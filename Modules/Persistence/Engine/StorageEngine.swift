@@ -32,7 +32,7 @@ public final class StorageEngine: @unchecked Sendable {
     ///   written by a newer version; whatever `migrate` throws for an older one;
     ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
     public init(store base: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
-        store = ChecksummedStore(base, exempt: [StorageKeys.formatVersion])
+        store = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
         let found = try base.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
             throw StorageError(
@@ -61,7 +61,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// atomic batch (a crash leaves the store in format 1, to be converted at the next open).
     private static func addChecksums(to base: any OrderedKeyValueStore) throws {
         var batch = WriteBatch()
-        try base.scan(KeyRange(from: [0], to: nil), reverse: false) { key, value in
+        try base.scan(.all, reverse: false) { key, value in
             if key != StorageKeys.formatVersion { batch.put(key, ChecksummedStore.seal(key: key, value: value)) }
             return true
         }

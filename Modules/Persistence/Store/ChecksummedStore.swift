@@ -2,21 +2,25 @@
 /// and verifies it on every read, so damage on disk is an error, never data.
 ///
 /// ``StorageEngine`` opens every backend through it (format 2). Rows whose checksum does not
-/// match throw ``StorageError/Code-swift.enum/corrupt``. The keys in `exempt` (the format version,
-/// which must be readable before the format is known) are stored as they are.
+/// match throw ``StorageError/Code-swift.enum/corrupt``. One key may be stored as it is (the
+/// format version, which must be readable before the format is known).
 public final class ChecksummedStore: OrderedKeyValueStore {
     /// The store underneath, holding the checksummed rows.
     public let base: any OrderedKeyValueStore
-    private let exempt: Set<[UInt8]>
+    private let unsealedKey: [UInt8]?
 
     /// Bytes a checksum adds to each value.
     public static let overhead = 4
 
-    /// Wraps `base`; the keys in `exempt` are stored without a checksum.
-    public init(_ base: any OrderedKeyValueStore, exempt: Set<[UInt8]> = []) {
+    /// Wraps `base`; `unsealedKey`, if given, is stored without a checksum.
+    public init(_ base: any OrderedKeyValueStore, unsealedKey: [UInt8]? = nil) {
         self.base = base
-        self.exempt = exempt
+        self.unsealedKey = unsealedKey
     }
+
+    /// Whether `key` is stored without a checksum (an array comparison, which checks the length
+    /// first: no hashing on the hot path).
+    private func isUnsealed(_ key: [UInt8]) -> Bool { key == unsealedKey }
 
     /// `value` followed by the checksum of `key` and `value` (little-endian).
     public static func seal(key: [UInt8], value: [UInt8]) -> [UInt8] {
@@ -49,12 +53,12 @@ public final class ChecksummedStore: OrderedKeyValueStore {
 
     public func get(_ key: [UInt8]) throws -> [UInt8]? {
         guard let sealed = try base.get(key) else { return nil }
-        return exempt.contains(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed)
+        return isUnsealed(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed)
     }
 
     public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         try base.scan(range, reverse: reverse) { key, sealed in
-            try body(key, exempt.contains(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed))
+            try body(key, isUnsealed(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed))
         }
     }
 
@@ -63,7 +67,7 @@ public final class ChecksummedStore: OrderedKeyValueStore {
         for operation in batch.operations {
             switch operation {
             case .put(let key, let value):
-                sealed.put(key, exempt.contains(key) ? value : ChecksummedStore.seal(key: key, value: value))
+                sealed.put(key, isUnsealed(key) ? value : ChecksummedStore.seal(key: key, value: value))
             case .delete(let key):
                 sealed.delete(key)
             case .deleteRange(let range):

@@ -20,12 +20,10 @@ extension Repo {
         try Repo.validateWrite(node, at: path)
         try perform { () throws(DatabaseError) in
             let writeId = nextWriteId
+            let estimate = try resolvingServerValues(node, at: path)
             var events: [SyncEvent]
             do {
-                events = try syncTree.applyUserOverwrite(
-                    path: path, node: try resolvingServerValues(node, at: path), writeId: writeId, stored: node)
-            } catch let error as DatabaseError {
-                throw error
+                events = try syncTree.applyUserOverwrite(path: path, node: estimate, writeId: writeId, stored: node)
             } catch {
                 throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)", underlying: error)
             }
@@ -50,12 +48,10 @@ extension Repo {
         }
         try perform { () throws(DatabaseError) in
             let writeId = nextWriteId
+            let estimates = try resolved(children, at: path)
             var events: [SyncEvent]
             do {
-                events = try syncTree.applyUserMerge(
-                    path: path, children: try resolved(children, at: path), writeId: writeId, stored: children)
-            } catch let error as DatabaseError {
-                throw error
+                events = try syncTree.applyUserMerge(path: path, children: estimates, writeId: writeId, stored: children)
             } catch {
                 throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)", underlying: error)
             }
