@@ -34,6 +34,13 @@ final class EventStreamSubscriber: DataSubscriber {
         outbox.finish()
     }
 
+    /// Ends the stream at shutdown with a final `keep-alive` event whose `retry` field asks the
+    /// client to reconnect in a second (to another node, or to this one once it is back).
+    func depart() {
+        outbox.enqueue("event: keep-alive\ndata: null\nretry: 1000\n\n")
+        outbox.finish()
+    }
+
     /// Ends the stream without a final event: the client is gone.
     func close() { outbox.finish() }
 

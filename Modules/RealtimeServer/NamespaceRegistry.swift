@@ -2,20 +2,37 @@ import Dispatch
 import Foundation
 import Logging
 import Persistence
+import Synchronization
 
-/// Opens each namespace's database on first use, one store directory per namespace.
+/// Opens each namespace's database on first use, one store directory per namespace, and keeps
+/// at most ``ServerConfiguration/maxOpenNamespaces`` open.
+///
+/// Every user of a namespace holds a lease (a REST request while it runs, an event stream or
+/// WebSocket connection while it is open). Opening one namespace too many closes the least
+/// recently used one that nobody holds; when all are held, the new one is refused with 503.
 actor NamespaceRegistry {
     private let configuration: ServerConfiguration
     private let backend: StorageBackend
     private let logger: Logger
+    private let warnings: LimitWarnings
     /// Namespaces open or opening.
-    private var open: [String: Task<NamespaceDatabase, any Error>] = [:]
+    private var entries: [String: Entry] = [:]
+    /// Namespaces being closed to make room: a reopen waits for the close to finish.
+    private var closing: [String: Task<Void, Never>] = [:]
+    private var tick: UInt64 = 0
     private var closed = false
 
-    init(configuration: ServerConfiguration, backend: StorageBackend, logger: Logger) {
+    private struct Entry {
+        let opening: Task<NamespaceDatabase, any Error>
+        var leases = 0
+        var lastUsed: UInt64
+    }
+
+    init(configuration: ServerConfiguration, backend: StorageBackend, logger: Logger, warnings: LimitWarnings) {
         self.configuration = configuration
         self.backend = backend
         self.logger = logger
+        self.warnings = warnings
     }
 
     /// Whether `name` can name a namespace: 1 to 63 letters, digits, `-` and `_`, starting with a
@@ -28,36 +45,112 @@ actor NamespaceRegistry {
         return allowed(first) && first != "-" && first != "_" && name.unicodeScalars.allSatisfy(allowed)
     }
 
-    /// The database of namespace `name` (the default namespace when `nil` or empty), opened on
-    /// first use. Opening (the store, then the whole tree) runs off this actor and off the
-    /// cooperative pool, so requests for other namespaces go on while one loads; requests for the
-    /// opening namespace wait for it.
-    func database(for name: String?) async throws(ServerError) -> NamespaceDatabase {
+    /// Namespaces open or opening now.
+    var openCount: Int { entries.count }
+
+    /// Leases the database of namespace `name` (the default namespace when `nil` or empty),
+    /// opening it on first use; give it back with ``release(_:)``.
+    ///
+    /// Opening (the store, then the whole tree) runs off this actor and off the cooperative pool,
+    /// so requests for other namespaces go on while one loads; requests for the opening namespace
+    /// wait for it.
+    func lease(for name: String?) async throws(ServerError) -> NamespaceDatabase {
         let name = (name?.isEmpty ?? true) ? configuration.defaultNamespace : name!
         guard !closed else { throw ServerError(.unavailable, "The server is shutting down.") }
         let opening: Task<NamespaceDatabase, any Error>
-        if let existing = open[name] {
-            opening = existing
+        if let existing = entries[name] {
+            opening = existing.opening
         } else {
             guard NamespaceRegistry.isValidName(name) else {
                 throw ServerError(.invalidArgument, "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
             }
+            try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
             let (backend, rules, logger) = (self.backend, configuration.rulesJSON, self.logger)
+            let previousClose = closing[name]
             opening = Task {
-                try await NamespaceRegistry.openOffPool(name: name, directory: directory, backend: backend, rules: rules, logger: logger)
+                await previousClose?.value
+                return try await NamespaceRegistry.openOffPool(name: name, directory: directory, backend: backend, rules: rules, logger: logger)
             }
-            open[name] = opening
+            entries[name] = Entry(opening: opening, lastUsed: tick)
         }
+        tick += 1
+        entries[name]?.leases += 1
+        entries[name]?.lastUsed = tick
         do {
             return try await opening.value
         } catch {
-            if open[name] == opening { open[name] = nil }
+            if let entry = entries[name], entry.opening == opening {
+                entries[name]?.leases -= 1
+                if entries[name]?.leases == 0 { entries[name] = nil }
+            }
             if let error = error as? ServerError { throw error }
             logger.error("cannot open a namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
             let reason = (error as? StorageError)?.summary ?? "its store failed to open"
             throw ServerError(.unavailable, "The namespace \(name) cannot be opened: \(reason).", underlying: error)
         }
+    }
+
+    /// Like ``lease(for:)``, but gives up after `timeout` with 503 (the lease, if it comes later,
+    /// is given back at once).
+    func lease(for name: String?, within timeout: Duration) async throws(ServerError) -> NamespaceDatabase {
+        let race = LeaseRace()
+        let attempt = Task { () -> Result<NamespaceDatabase, ServerError> in
+            do throws(ServerError) {
+                return .success(try await self.lease(for: name))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            race.finish(.failure(ServerError(.unavailable, "The namespace is still opening; try again shortly.")))
+        }
+        Task {
+            let result = await attempt.value
+            if !race.finish(result), case .success(let database) = result { self.release(database) }
+        }
+        let result = await race.value()
+        timer.cancel()
+        return try result.get()
+    }
+
+    /// Gives back a lease taken with ``lease(for:)``.
+    func release(_ database: NamespaceDatabase) {
+        guard entries[database.name] != nil else { return }
+        tick += 1
+        entries[database.name]?.leases -= 1
+        entries[database.name]?.lastUsed = tick
+    }
+
+    /// Closes the least recently used namespace nobody holds when the registry is full.
+    private func makeRoom() throws(ServerError) {
+        guard entries.count >= configuration.maxOpenNamespaces else { return }
+        guard let (name, entry) = entries.filter({ $0.value.leases == 0 }).min(by: { $0.value.lastUsed < $1.value.lastUsed }) else {
+            warnings.warn(.namespaces, "refusing to open namespaces: all \(configuration.maxOpenNamespaces) open ones are in use (--max-open-namespaces)")
+            throw ServerError(.unavailable, "The server has as many namespaces open as it allows, all in use; try again shortly.")
+        }
+        entries[name] = nil
+        let logger = self.logger
+        let previousClose = closing[name]
+        let close = Task {
+            await previousClose?.value
+            do {
+                try await entry.opening.value.close()
+                logger.info("closed idle namespace to make room", metadata: ["namespace": "\(name)"])
+            } catch {
+                logger.error("closing namespace failed", metadata: ["namespace": "\(name)", "error": "\(error)"])
+            }
+        }
+        closing[name] = close
+        Task {
+            await close.value
+            self.closeFinished(name, close)
+        }
+    }
+
+    private func closeFinished(_ name: String, _ task: Task<Void, Never>) {
+        if closing[name] == task { closing[name] = nil }
     }
 
     /// Opens a namespace's store and loads its tree on a dispatch thread.
@@ -86,14 +179,45 @@ actor NamespaceRegistry {
     /// Closes every namespace after its writes in flight are durable.
     func closeAll() async {
         closed = true
-        let opened = open
-        open = [:]
-        for (name, task) in opened {
+        let opened = entries
+        entries = [:]
+        for (_, close) in closing { await close.value }
+        for (name, entry) in opened {
             do {
-                try await task.value.close()
+                try await entry.opening.value.close()
             } catch {
                 logger.error("closing namespace failed", metadata: ["namespace": "\(name)", "error": "\(error)"])
             }
+        }
+    }
+}
+
+/// The first of a lease and its timeout to finish.
+private final class LeaseRace: Sendable {
+    private let state = Mutex<(result: Result<NamespaceDatabase, ServerError>?, waiter: CheckedContinuation<Result<NamespaceDatabase, ServerError>, Never>?)>((nil, nil))
+
+    /// Settles the race with `result`; `false` if it was already settled.
+    @discardableResult
+    func finish(_ result: Result<NamespaceDatabase, ServerError>) -> Bool {
+        let (won, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Result<NamespaceDatabase, ServerError>, Never>?) in
+            guard state.result == nil else { return (false, nil) }
+            state.result = result
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(returning: result)
+        return won
+    }
+
+    /// The result, once settled.
+    func value() async -> Result<NamespaceDatabase, ServerError> {
+        await withCheckedContinuation { continuation in
+            let settled = state.withLock { state -> Result<NamespaceDatabase, ServerError>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let settled { continuation.resume(returning: settled) }
         }
     }
 }

@@ -1,20 +1,48 @@
 import CoreTree
 
 /// The writes a connection asked to run when it ends (`o`, `om`), in the order given, minus the
-/// ones cancelled (`oc`).
+/// ones cancelled (`oc`) or overwritten, with the bytes they hold.
 struct OnDisconnectQueue {
-    private(set) var operations: [WriteOperation] = []
+    private(set) var operations: [(operation: WriteOperation, bytes: Int)] = []
+    /// The bytes held, as the requests were sent.
+    private(set) var bytes = 0
 
-    mutating func add(_ operation: WriteOperation) { operations.append(operation) }
+    /// Queues `operation` (sent in `bytes` bytes) unless that would pass `limit` bytes.
+    ///
+    /// A set replaces the queued writes at its path and below, which it would overwrite when the
+    /// queue runs, so a client re-registering the same write holds it once.
+    mutating func add(_ operation: WriteOperation, bytes size: Int, limit: Int) -> Bool {
+        let replaces: (WriteOperation) -> Bool = { queued in
+            if case .set = operation { return operation.path.contains(queued.path) }
+            return false
+        }
+        let freed = operations.reduce(0) { $0 + (replaces($1.operation) ? $1.bytes : 0) }
+        guard bytes - freed + size <= limit else { return false }
+        remove(where: replaces)
+        operations.append((operation, size))
+        bytes += size
+        return true
+    }
 
     /// Cancels the operations at `path` and below it.
     mutating func cancel(at path: TreePath) {
-        operations.removeAll { path.contains($0.path) }
+        remove { path.contains($0.path) }
+    }
+
+    private mutating func remove(where shouldRemove: (WriteOperation) -> Bool) {
+        operations.removeAll { entry in
+            guard shouldRemove(entry.operation) else { return false }
+            bytes -= entry.bytes
+            return true
+        }
     }
 
     /// Hands out the operations once; the queue is empty afterwards.
     mutating func takeAll() -> [WriteOperation] {
-        defer { operations = [] }
-        return operations
+        defer {
+            operations = []
+            bytes = 0
+        }
+        return operations.map(\.operation)
     }
 }

@@ -62,6 +62,12 @@ struct RESTResponder: HTTPResponder {
             }
         }
         let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
+        if rawPath == "/.ws" {
+            // Not upgraded: say why (the namespace's error, or a missing upgrade).
+            let database = try await registry.lease(for: query["ns"], within: configuration.handshakeTimeout)
+            await registry.release(database)
+            throw ServerError(.invalidArgument, "/.ws takes a WebSocket upgrade (Connection: Upgrade, Upgrade: websocket).")
+        }
         guard rawPath.hasSuffix(".json") else {
             throw ServerError(.invalidArgument, "REST paths end in .json, for example /users/ada.json; got \(rawPath)")
         }
@@ -69,10 +75,26 @@ struct RESTResponder: HTTPResponder {
         if pathText.hasSuffix("/") { pathText.removeLast() }
         let credential = RESTResponder.credential(request, query)
         let isAdmin = configuration.isLoopbackOnly && credential == "owner"
-        let database = try await registry.database(for: query["ns"])
+        let database = try await registry.lease(for: query["ns"])
+        do {
+            let (response, keepsLease) = try await handle(
+                request, method: method, query: query, pathText: pathText, database: database, isAdmin: isAdmin, channel: channel)
+            if !keepsLease { await registry.release(database) }
+            return response
+        } catch {
+            await registry.release(database)
+            throw error
+        }
+    }
 
+    /// Answers a request on a leased namespace; `keepsLease` when the response (an event stream)
+    /// holds the lease until it ends.
+    private func handle(
+        _ request: Request, method: HTTPRequest.Method, query: [String: String], pathText: String, database: NamespaceDatabase,
+        isAdmin: Bool, channel: any Channel
+    ) async throws -> (response: Response, keepsLease: Bool) {
         if pathText == "/.settings/rules" {
-            return try await rules(method: method, request: request, database: database, isAdmin: isAdmin)
+            return (try await rules(method: method, request: request, database: database, isAdmin: isAdmin), false)
         }
         let path: TreePath
         do {
@@ -92,12 +114,12 @@ struct RESTResponder: HTTPResponder {
         case .get:
             let params = try RESTQuery.params(query)
             if request.headers[.accept]?.contains("text/event-stream") == true {
-                return await stream(database: database, path: path, params: params, channel: channel)
+                return (await stream(database: database, path: path, params: params, channel: channel), true)
             }
             var data = await database.read(path, params: params)
             let etag = RESTResponder.etag(data)
             if let expected = request.headers[.ifNoneMatch], expected == etag {
-                return Response(status: .notModified, headers: [.eTag: etag])
+                return (Response(status: .notModified, headers: [.eTag: etag]), false)
             }
             if query["shallow"] == "true" {
                 if !data.isLeaf && !data.isEmpty {
@@ -109,35 +131,35 @@ struct RESTResponder: HTTPResponder {
             if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" || request.headers[.ifNoneMatch] != nil {
                 headers[.eTag] = etag
             }
-            return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
+            return (RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent), false)
         case .put, .delete:
             let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
             let condition = try RESTResponder.condition(request)
             let result = await database.write(.set(path: path, node: node), condition: condition)
-            return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
+            return (try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true"), false)
         case .patch:
             let children = try await RESTResponder.body(request).parseUpdate()
             if children.isEmpty {
-                return RESTResponder.json("{}", silent: silent)
+                return (RESTResponder.json("{}", silent: silent), false)
             }
             let result = await database.write(.update(path: path, children: children))
             switch result {
             case .committed(let value):
                 let echo = Node(children: children.map { (key: ChildKey($0.path.relativeForm), value: value.child(at: $0.path)) })
-                return RESTResponder.json(echo.jsonString(format: format), silent: silent)
+                return (RESTResponder.json(echo.jsonString(format: format), silent: silent), false)
             default:
-                return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
+                return (try RESTResponder.respond(result, format: format, silent: silent, withETag: false), false)
             }
         case .post:
             let node = try await RESTResponder.body(request).parseNode()
             let name = await database.nextPushID()
             let result = await database.write(.set(path: path.child(ChildKey(name)), node: node))
             if case .committed = result {
-                return RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent)
+                return (RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent), false)
             }
-            return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
+            return (try RESTResponder.respond(result, format: format, silent: silent, withETag: false), false)
         default:
-            return RESTResponder.error(ServerError(.invalidArgument, "Method \(method) is not supported; use GET, PUT, PATCH, POST or DELETE."), status: .methodNotAllowed)
+            return (RESTResponder.error(ServerError(.invalidArgument, "Method \(method) is not supported; use GET, PUT, PATCH, POST or DELETE."), status: .methodNotAllowed), false)
         }
     }
 
@@ -180,12 +202,18 @@ struct RESTResponder: HTTPResponder {
                 subscriber.keepAlive()
             }
         }
-        let activity = self.activity
+        let (activity, registry) = (self.activity, self.registry)
         activity.eventStreamOpened()
+        // At shutdown the client hears `retry` (reconnect in a second) in a final event, then the stream ends.
+        let departure = activity.onShutdown(polite: { subscriber.depart() })
         outbox.onTermination {
             keepAlive.cancel()
             activity.eventStreamClosed()
-            Task { await database.unlisten(subscriber, path: path, params: params, tag: nil) }
+            activity.withdraw(departure)
+            Task {
+                await database.unlisten(subscriber, path: path, params: params, tag: nil)
+                await registry.release(database)
+            }
         }
         let watcher = ClientGoneHandler { subscriber.close() }
         channel.pipeline.addHandler(watcher, position: .first).whenFailure { _ in subscriber.close() }
@@ -257,9 +285,11 @@ struct RESTResponder: HTTPResponder {
     }
 
     static func error(_ error: ServerError, status: HTTPResponse.Status? = nil) -> Response {
-        Response(
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if error.code == .unavailable { headers[.retryAfter] = "1" }
+        return Response(
             status: status ?? HTTPResponse.Status(code: error.httpStatus),
-            headers: [.contentType: "application/json; charset=utf-8"],
+            headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(ServerMessage.quoted(error.message))}")))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 import NIOCore
@@ -78,16 +79,54 @@ public final class RealtimeServer: Service, Sendable {
             settle(.failure(error))
             throw error
         }
-        let registry = NamespaceRegistry(configuration: configuration, backend: backend, logger: logger)
+        let warnings = LimitWarnings(logger: logger)
+        let registry = NamespaceRegistry(configuration: configuration, backend: backend, logger: logger, warnings: warnings)
+        let limits = ResourceLimits.current()
+        let maxConnections = configuration.maxConnections
+            ?? limits.defaultMaxConnections(openNamespaces: configuration.maxOpenNamespaces)
+        let descriptorCeiling = max(maxConnections + 1, limits.connectionDescriptors(openNamespaces: configuration.maxOpenNamespaces))
+        logger.info("limits", metadata: [
+            "fileDescriptors": "\(limits.fileDescriptors)", "maxConnections": "\(maxConnections)",
+            "maxOpenNamespaces": "\(configuration.maxOpenNamespaces)",
+        ])
+        let connectionLimits = ConnectionGuard.Limits(
+            maxConnections: maxConnections, headerTimeout: configuration.headerTimeout, maxHeaderBytes: configuration.maxHeaderBytes)
+        let listeners = Listeners(
+            registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling)
         if configuration.isLoopbackOnly {
             logger.notice("admin token 'owner' is accepted: the server is bound to loopback only")
         } else {
             logger.notice("admin token 'owner' is refused: the server is bound to \(configuration.host), not loopback")
         }
         let hosts = configuration.bindHosts
+        let (activity, shutdownTimeout) = (self.activity, configuration.shutdownTimeout)
         do {
+            try await withGracefulShutdownHandler {
+                try await serve(hosts: hosts, listeners: listeners)
+            } onGracefulShutdown: {
+                activity.beginShutdown(deadline: shutdownTimeout)
+            }
+        } catch {
+            await registry.closeAll()
+            throw error
+        }
+        await registry.closeAll()
+        logger.info("stores closed; server stopped")
+    }
+
+    /// What every listening socket shares.
+    private struct Listeners {
+        let registry: NamespaceRegistry
+        let limits: ConnectionGuard.Limits
+        let warnings: LimitWarnings
+        let descriptorCeiling: Int
+    }
+
+    private func serve(hosts: [String], listeners: Listeners) async throws {
+        let configuration = self.configuration
+        let logger = self.logger
             try await withThrowingTaskGroup(of: Void.self) { group in
-                let first = makeApplication(host: hosts[0], port: configuration.port, registry: registry) { [self] port in
+                let first = makeApplication(host: hosts[0], port: configuration.port, listeners: listeners) { [self] port in
                     settle(.success(port))
                 }
                 group.addTask { [self] in
@@ -100,7 +139,7 @@ public final class RealtimeServer: Service, Sendable {
                 }
                 let port = try await self.port()
                 for host in hosts.dropFirst() {
-                    let other = makeApplication(host: host, port: port, registry: registry) { _ in }
+                    let other = makeApplication(host: host, port: port, listeners: listeners) { _ in }
                     group.addTask { [logger] in
                         do {
                             try await other.run()
@@ -111,44 +150,53 @@ public final class RealtimeServer: Service, Sendable {
                 }
                 try await group.waitForAll()
             }
-        } catch {
-            await registry.closeAll()
-            throw error
-        }
-        await registry.closeAll()
-        logger.info("stores closed; server stopped")
     }
 
     private func makeApplication(
-        host: String, port: Int, registry: NamespaceRegistry, onPort: @escaping @Sendable (Int) -> Void
+        host: String, port: Int, listeners: Listeners, onPort: @escaping @Sendable (Int) -> Void
     ) -> some ApplicationProtocol {
         let configuration = self.configuration
         let logger = self.logger
         let activity = self.activity
+        let registry = listeners.registry
         let responder = RESTResponder(registry: registry, configuration: configuration, activity: activity, logger: logger)
-        let webSocket = WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [RequestDeadlineHandler(timeout: configuration.bodyTimeout)],
+                idleTimeout: TimeAmount(configuration.idleTimeout),
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes)),
+            ws: WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes))
+        let server = HTTPServerBuilder { httpResponder in
+            GuardedChildChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: httpResponder, configuration: channelConfiguration) { request, channel, logger in
+                    let target = request.path ?? "/"
+                    let components = URLComponents(string: target)
+                    guard components?.path == "/.ws" else { return .dontUpgrade }
+                    let namespace = components?.queryItems?.first(where: { $0.name == "ns" })?.value
+                    let database: NamespaceDatabase
+                    do {
+                        database = try await registry.lease(for: namespace, within: configuration.handshakeTimeout)
+                    } catch {
+                        logger.info("refused WebSocket", metadata: ["error": "\(error)"])
+                        return .dontUpgrade
+                    }
+                    let handshakeHost = request.authority ?? "\(host):\(port)"
+                    return .upgrade([:]) { inbound, outbound, context in
+                        await WebSocketConnection.serve(
+                            inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
+                            configuration: configuration, activity: activity, logger: context.logger)
+                        await registry.release(database)
+                    }
+                },
+                activity: activity, limits: listeners.limits, warnings: listeners.warnings)
+        }
         return Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: webSocket)) { request, channel, logger in
-                let target = request.path ?? "/"
-                let components = URLComponents(string: target)
-                guard components?.path == "/.ws" else { return .dontUpgrade }
-                let namespace = components?.queryItems?.first(where: { $0.name == "ns" })?.value
-                let database: NamespaceDatabase
-                do {
-                    database = try await registry.database(for: namespace)
-                } catch {
-                    logger.info("refused WebSocket", metadata: ["error": "\(error)"])
-                    return .dontUpgrade
-                }
-                let handshakeHost = request.authority ?? "\(host):\(port)"
-                return .upgrade([:]) { inbound, outbound, context in
-                    await WebSocketConnection.serve(
-                        inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
-                        configuration: configuration, activity: activity, logger: context.logger)
-                }
-            },
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "rtdb-server"),
+            server: server,
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port), serverName: "rtdb-server",
+                availableConnectionsDelegate: DescriptorBackoff(ceiling: listeners.descriptorCeiling, warnings: listeners.warnings)),
             onServerRunning: { channel in
                 onPort(channel.localAddress?.port ?? port)
             },

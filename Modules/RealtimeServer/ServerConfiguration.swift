@@ -1,6 +1,9 @@
 public import Logging
 
 /// How an rtdb-server runs.
+///
+/// Every limit has a default sized for one machine serving many clients; the README's "Operating
+/// limits" table says what happens at each.
 public struct ServerConfiguration: Sendable {
     /// The host to bind. `localhost` binds both 127.0.0.1 and ::1 (clients may resolve it to either).
     public var host: String
@@ -23,13 +26,41 @@ public struct ServerConfiguration: Sendable {
     public var rulesJSON: String?
     /// The log level.
     public var logLevel: Logger.Level
+    /// How long a new connection may take to send its first request's head (line and headers);
+    /// then it is answered 408 (or closed, if it sent nothing).
+    public var headerTimeout: Duration
+    /// The most bytes a request's head may have; a longer one is answered 431.
+    public var maxHeaderBytes: Int
+    /// How long a request may take to send its whole body once its head is in; then it is answered 408.
+    public var bodyTimeout: Duration
+    /// How long a kept-alive HTTP connection may sit between requests before it is closed.
+    public var idleTimeout: Duration
+    /// How long a WebSocket upgrade may wait for its namespace to open before it is refused with 503.
+    public var handshakeTimeout: Duration
+    /// The most client connections open at once; more are answered 503 and closed. `nil` derives
+    /// it from the file descriptor limit (see ``ResourceLimits``).
+    public var maxConnections: Int?
+    /// The most namespaces open at once: opening another closes the least recently used idle one,
+    /// or, when every one is in use, refuses with 503.
+    public var maxOpenNamespaces: Int
+    /// The most listens one WebSocket connection may hold.
+    public var maxListensPerConnection: Int
+    /// The most bytes of onDisconnect writes one WebSocket connection may hold.
+    public var maxOnDisconnectBytesPerConnection: Int
+    /// How long a graceful shutdown waits for clients after telling them to go (event streams get
+    /// a final event, WebSockets a close frame); then the rest are cut off.
+    public var shutdownTimeout: Duration
 
     /// A configuration; every value has a default.
     public init(
         host: String = "localhost", port: Int = 9000, dataDirectory: String = "./.rtdb-data", backend: String = "sqlite",
         defaultNamespace: String = "default", maxQueuedBytesPerConnection: Int = 64 * 1024 * 1024,
         maxQueuedBytesTotal: Int = 512 * 1024 * 1024,
-        keepAliveInterval: Duration = .seconds(30), rulesJSON: String? = nil, logLevel: Logger.Level = .info
+        keepAliveInterval: Duration = .seconds(30), rulesJSON: String? = nil, logLevel: Logger.Level = .info,
+        headerTimeout: Duration = .seconds(10), maxHeaderBytes: Int = 64 * 1024, bodyTimeout: Duration = .seconds(120),
+        idleTimeout: Duration = .seconds(120), handshakeTimeout: Duration = .seconds(10), maxConnections: Int? = nil,
+        maxOpenNamespaces: Int = 64, maxListensPerConnection: Int = 10_000,
+        maxOnDisconnectBytesPerConnection: Int = 16 * 1024 * 1024, shutdownTimeout: Duration = .seconds(10)
     ) {
         self.host = host
         self.port = port
@@ -41,6 +72,16 @@ public struct ServerConfiguration: Sendable {
         self.keepAliveInterval = keepAliveInterval
         self.rulesJSON = rulesJSON
         self.logLevel = logLevel
+        self.headerTimeout = headerTimeout
+        self.maxHeaderBytes = maxHeaderBytes
+        self.bodyTimeout = bodyTimeout
+        self.idleTimeout = idleTimeout
+        self.handshakeTimeout = handshakeTimeout
+        self.maxConnections = maxConnections
+        self.maxOpenNamespaces = maxOpenNamespaces
+        self.maxListensPerConnection = maxListensPerConnection
+        self.maxOnDisconnectBytesPerConnection = maxOnDisconnectBytesPerConnection
+        self.shutdownTimeout = shutdownTimeout
     }
 
     /// The addresses to bind for ``host``.

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import SyncProtocol
 
 /// Runs one upgraded WebSocket connection: a writer task drains the connection's outbox (splitting
@@ -13,7 +14,14 @@ enum WebSocketConnection {
         host: String, configuration: ServerConfiguration, activity: ServerActivity, logger: Logger
     ) async {
         activity.webSocketOpened()
-        defer { activity.webSocketClosed() }
+        // At shutdown the client gets a close frame ("going away"); it reconnects with backoff.
+        let departure = activity.onShutdown(polite: {
+            Task { try? await outbound.close(.goingAway, reason: "The server is shutting down.") }
+        })
+        defer {
+            activity.withdraw(departure)
+            activity.webSocketClosed()
+        }
         // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) {
             logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
@@ -21,7 +29,11 @@ enum WebSocketConnection {
         }
         let subscriber = ConnectionSubscriber(outbox: outbox)
         var session = WebSocketSession(
-            database: database, subscriber: subscriber, ownerTokenAllowed: configuration.isLoopbackOnly, logger: logger)
+            database: database, subscriber: subscriber, ownerTokenAllowed: configuration.isLoopbackOnly,
+            limits: .init(
+                maxListens: configuration.maxListensPerConnection,
+                maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection),
+            logger: logger)
         outbox.enqueue(ServerMessage.handshake(
             timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased()))
         await withTaskGroup(of: Void.self) { group in

@@ -30,6 +30,7 @@ struct WebSocketSession {
     let database: NamespaceDatabase
     let subscriber: ConnectionSubscriber
     let ownerTokenAllowed: Bool
+    let limits: Limits
     let logger: Logger
     private var assembler = FrameAssembler()
     private var listens: [ListenKey: (path: TreePath, params: QueryParams, tag: Int?)] = [:]
@@ -46,10 +47,19 @@ struct WebSocketSession {
         let tag: Int?
     }
 
-    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, ownerTokenAllowed: Bool, logger: Logger) {
+    /// What one connection may hold.
+    struct Limits {
+        /// The most listens at once.
+        var maxListens: Int
+        /// The most bytes of onDisconnect writes (as sent) at once.
+        var maxOnDisconnectBytes: Int
+    }
+
+    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, ownerTokenAllowed: Bool, limits: Limits, logger: Logger) {
         self.database = database
         self.subscriber = subscriber
         self.ownerTokenAllowed = ownerTokenAllowed
+        self.limits = limits
         self.logger = logger
     }
 
@@ -101,15 +111,21 @@ struct WebSocketSession {
                     message: "The write is larger than \(WireLimits.maxWriteBytes) bytes (16 MB), the most a WebSocket write may carry; nothing was written."))
                 return
             }
-            await perform(action, number: number)
+            await perform(action, number: number, size: text.utf8.count)
         }
     }
 
-    private mutating func perform(_ action: ClientAction, number: Int) async {
+    private mutating func perform(_ action: ClientAction, number: Int, size: Int) async {
         switch action {
         case .listen(let path, let query, let tag, let hash):
             guard let params = parseQuery(query, number: number) else { return }
             let key = ListenKey(path: path, query: params.identifier, tag: tag)
+            if listens[key] == nil && listens.count >= limits.maxListens {
+                outbox.enqueue(ServerMessage.reply(
+                    number, status: .failure,
+                    message: "This connection holds \(limits.maxListens) listens, the most the server allows; remove one first."))
+                return
+            }
             if let old = listens[key] {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
             }
@@ -127,9 +143,9 @@ struct WebSocketSession {
         case .merge(let path, let children):
             await submit(.update(path: path, children: children), condition: nil, number: number)
         case .onDisconnectPut(let path, let data):
-            await register(.set(path: path, node: data), number: number)
+            await register(.set(path: path, node: data), number: number, size: size)
         case .onDisconnectMerge(let path, let children):
-            await register(.update(path: path, children: children), number: number)
+            await register(.update(path: path, children: children), number: number, size: size)
         case .onDisconnectCancel(let path):
             onDisconnect.cancel(at: path)
             outbox.enqueue(ServerMessage.reply(number, status: .ok))
@@ -177,14 +193,19 @@ struct WebSocketSession {
     }
 
     /// Checks an onDisconnect write as the write itself would be checked, then holds it.
-    private mutating func register(_ operation: WriteOperation, number: Int) async {
+    private mutating func register(_ operation: WriteOperation, number: Int, size: Int) async {
         do {
             try NamespaceDatabase.check(operation)
         } catch {
             outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             return
         }
-        onDisconnect.add(operation)
+        guard onDisconnect.add(operation, bytes: size, limit: limits.maxOnDisconnectBytes) else {
+            outbox.enqueue(ServerMessage.reply(
+                number, status: .tooBig,
+                message: "This connection's onDisconnect writes would pass \(limits.maxOnDisconnectBytes) bytes, the most the server holds; nothing was registered."))
+            return
+        }
         outbox.enqueue(ServerMessage.reply(number, status: .ok))
     }
 

@@ -43,6 +43,53 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "Bytes that may wait for all clients together; the client whose message would pass it is disconnected.")
     var maxQueuedBytesTotal = 512 * 1024 * 1024
 
+    @Option(help: "Seconds a new connection may take to send its first request's line and headers (then 408).")
+    var headerTimeout: Double = 10
+
+    @Option(help: "The most bytes a request's line and headers may have (then 431).")
+    var maxHeaderBytes = 64 * 1024
+
+    @Option(help: "Seconds a request may take to send its body once its headers are in (then 408).")
+    var bodyTimeout: Double = 120
+
+    @Option(help: "Seconds a kept-alive HTTP connection may sit idle between requests before it is closed.")
+    var idleTimeout: Double = 120
+
+    @Option(help: "Seconds a WebSocket upgrade may wait for its namespace to open (then 503).")
+    var handshakeTimeout: Double = 10
+
+    @Option(help: "The most client connections at once (then 503); the default follows the file descriptor limit.")
+    var maxConnections: Int?
+
+    @Option(help: "The most namespaces open at once; idle ones are closed to make room (then 503).")
+    var maxOpenNamespaces = 64
+
+    @Option(help: "The most listens one WebSocket connection may hold.")
+    var maxListensPerConnection = 10_000
+
+    @Option(help: "The most bytes of onDisconnect writes one WebSocket connection may hold.")
+    var maxOnDisconnectBytesPerConnection = 16 * 1024 * 1024
+
+    @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) waits for clients after asking them to go.")
+    var shutdownTimeout: Double = 10
+
+    func validate() throws {
+        for (name, seconds) in [
+            ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
+            ("--handshake-timeout", handshakeTimeout), ("--shutdown-timeout", shutdownTimeout),
+        ] where !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(seconds)")
+        }
+        for (name, value) in [
+            ("--max-header-bytes", maxHeaderBytes), ("--max-open-namespaces", maxOpenNamespaces),
+            ("--max-listens-per-connection", maxListensPerConnection),
+            ("--max-on-disconnect-bytes-per-connection", maxOnDisconnectBytesPerConnection),
+            ("--max-connections", maxConnections ?? 1),
+        ] where value <= 0 {
+            throw ValidationError("\(name) must be positive, not \(value)")
+        }
+    }
+
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -66,7 +113,11 @@ struct RTDBServerCommand: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDir, backend: backend, defaultNamespace: defaultNamespace,
             maxQueuedBytesPerConnection: maxQueuedBytesPerConnection, maxQueuedBytesTotal: maxQueuedBytesTotal,
-            rulesJSON: rulesJSON, logLevel: level)
+            rulesJSON: rulesJSON, logLevel: level,
+            headerTimeout: .seconds(headerTimeout), maxHeaderBytes: maxHeaderBytes, bodyTimeout: .seconds(bodyTimeout),
+            idleTimeout: .seconds(idleTimeout), handshakeTimeout: .seconds(handshakeTimeout), maxConnections: maxConnections,
+            maxOpenNamespaces: maxOpenNamespaces, maxListensPerConnection: maxListensPerConnection,
+            maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         guard backends.names.contains(backend) else {
             throw ValidationError("--backend must be one of \(backends.names.joined(separator: ", ")), not \(backend)")

@@ -1,0 +1,35 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Wraps the server's child channel (HTTP/1 with WebSocket upgrade) so every connection starts
+/// with a ``ConnectionGuard`` in front of the HTTP stack and an ``HTTPParseErrorResponder`` right
+/// after its decoder.
+struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+    let activity: ServerActivity
+    let limits: ConnectionGuard.Limits
+    let warnings: LimitWarnings
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandler(
+                ConnectionGuard(activity: activity, limits: limits, warnings: warnings), position: .first)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(HTTPParseErrorResponder(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
