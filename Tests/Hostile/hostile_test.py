@@ -776,6 +776,16 @@ class SoakTests(HostileTestCase):
         stop_at = time.monotonic() + seconds
         lock = threading.Lock()
 
+        def timed(kind, call, *args, **kwargs):
+            began = time.monotonic()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                took = time.monotonic() - began
+                with lock:
+                    key = "slowest " + kind
+                    counters[key] = max(counters.get(key, 0.0), took)
+
         def worker(t):
             rng = random.Random("%d-%s-%d" % (SEED, tag, t))
             i = 0
@@ -784,7 +794,7 @@ class SoakTests(HostileTestCase):
                 path = "/soak/%s%d/w%d.json" % (tag, t, i)
                 value = {"r": rng.randrange(1 << 40), "s": "".join(rng.choice("xyz") for _ in range(rng.randrange(1, 40)))}
                 try:
-                    status, raw = put_json(server.port, path, value, timeout=30)
+                    status, raw = timed("PUT", put_json, server.port, path, value, timeout=30)
                     if status == 200 and strict_json(raw) == value:
                         with lock:
                             acked[path] = value
@@ -797,8 +807,9 @@ class SoakTests(HostileTestCase):
                 try:
                     role = t % 4
                     if role == 1:
-                        stream = EventStream(server.port, "/soak/%s%d.json" % (tag, t), timeout=30)
-                        stream.read_event()
+                        stream = timed("stream open", EventStream, server.port, "/soak/%s%d.json" % (tag, t),
+                                       timeout=30)
+                        timed("first event", stream.read_event)
                         stream.close(rst=rng.random() < 0.5)
                         with lock:
                             counters["streams"] += 1
@@ -846,6 +857,8 @@ class SoakTests(HostileTestCase):
             "RSS base %d kB, after %d kB (growth %+d kB); fds base %d, after %d"
             % (elapsed, len(acked), len(errors), counters["streams"], counters["raw"], counters["partial"],
                rss_base, rss_after, rss_after - rss_base, fds_base, fds_after))
+        log("soak: slowest operations: " + ", ".join("%s %.2f s" % (k[8:], v) for k, v in sorted(counters.items())
+                                                     if k.startswith("slowest ")))
         for error in errors[:10]:
             log("  not acked / side error: " + error)
 

@@ -33,6 +33,25 @@ final class EventStreamSocket {
         }
     }
 
+    /// What arrives after the first event until the server closes the stream.
+    func readToEnd(timeout: Duration) async throws -> String {
+        var received = ""
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n > 0 {
+                received += String(decoding: buffer[0..<n], as: UTF8.self)
+            } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                return received
+            } else {
+                guard clock.now < deadline else { throw TestFailure("the stream did not end: \(received)") }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
     /// Leaves with an orderly close (FIN).
     func closeWithFIN() {
         guard !closed else { return }

@@ -16,14 +16,16 @@ struct TestServer {
     static let backends = StorageBackends([.memory, .sqlite, .lmdb, .leveldb])
 
     static func start(backend: String = "memory", directory: String? = nil, maxQueuedBytes: Int = 64 * 1024 * 1024,
-                      maxQueuedBytesTotal: Int = 512 * 1024 * 1024, keepAlive: Duration = .seconds(30)) async throws -> TestServer {
+                      maxQueuedBytesTotal: Int = 512 * 1024 * 1024, keepAlive: Duration = .seconds(30),
+                      configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         let directory = directory ?? NSTemporaryDirectory() + "rtdb-test-\(UUID().uuidString)"
         var logger = Logger(label: "test-server")
         // Stopping by cancellation makes Hummingbird log its child channels' cancellation as errors.
         logger.logLevel = .critical
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory, backend: backend,
             maxQueuedBytesPerConnection: maxQueuedBytes, maxQueuedBytesTotal: maxQueuedBytesTotal, keepAliveInterval: keepAlive, logLevel: .critical)
+        configure(&configuration)
         let server = RealtimeServer(configuration: configuration, backends: backends, logger: logger)
         let task = Task { try await server.run() }
         let port = try await server.port()
