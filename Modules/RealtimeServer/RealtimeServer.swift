@@ -73,12 +73,16 @@ public final class RealtimeServer: Service, Sendable {
     /// Runs until cancelled or shut down gracefully, then closes every store.
     public func run() async throws {
         let backend: StorageBackend
+        let lock: DataDirectoryLock
         do {
             backend = try backends.backend(named: configuration.backend)
+            lock = try DataDirectoryLock(path: configuration.dataDirectory)
         } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
             settle(.failure(error))
             throw error
         }
+        defer { withExtendedLifetime(lock) {} }
         let warnings = LimitWarnings(logger: logger)
         let registry = NamespaceRegistry(configuration: configuration, backend: backend, logger: logger, warnings: warnings)
         let limits = ResourceLimits.current()

@@ -413,6 +413,7 @@ class EventStream:
 
     def read_event(self):
         """The next event, blocking up to the socket timeout."""
+        self._decode_available()  # bytes that came with the headers or after the last event
         while True:
             normalized = self.body.replace(b"\r\n", b"\n")
             if b"\n\n" in normalized:

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import RealtimeServer
+import Testing
+
+/// The data directory is checked before the server says it listens: unusable directories and a
+/// directory another server holds stop the start with a clear error.
+@Suite("Startup checks")
+struct StartupCheckTests {
+    private static func start(directory: String) -> (RealtimeServer, Task<Void, any Error>) {
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .critical
+        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, backend: "sqlite", logLevel: .critical)
+        let server = RealtimeServer(configuration: configuration, backends: TestServer.backends, logger: logger)
+        return (server, Task { try await server.run() })
+    }
+
+    @Test("A second server on a data directory in use never listens, and says why")
+    func directoryInUse() async throws {
+        let directory = NSTemporaryDirectory() + "rtdb-inuse-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try await TestServer.start(backend: "sqlite", directory: directory)
+        let (second, task) = Self.start(directory: directory)
+        await #expect(throws: (any Error).self) { _ = try await second.port() }
+        let error = await task.result
+        #expect("\(error)".contains("another rtdb-server is using the data directory"), "\(error)")
+        #expect(try await http("PUT", "\(first.baseURL)/a.json?ns=test", body: "1").status == 200, "the first server goes on")
+        await first.stop()
+        // Once the first has stopped, the directory is free again.
+        let third = try await TestServer.start(backend: "sqlite", directory: directory)
+        #expect(try await http("GET", "\(third.baseURL)/a.json?ns=test").body == "1")
+        await third.stop()
+    }
+
+    @Test("A data directory that cannot be created or written stops the start with the reason")
+    func unusableDirectory() async throws {
+        let file = NSTemporaryDirectory() + "rtdb-notadir-\(UUID().uuidString)"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, task) = Self.start(directory: file + "/data")
+        await #expect(throws: (any Error).self) { _ = try await server.port() }
+        let error = await task.result
+        #expect("\(error)".contains("cannot create the data directory"), "\(error)")
+    }
+}
