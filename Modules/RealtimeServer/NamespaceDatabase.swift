@@ -205,9 +205,13 @@ public actor NamespaceDatabase {
 
     private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node)
         -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
-        deliveries(
+        var index: MergeIndex?
+        return deliveries(
             at: path, payload: EncodedPayload(.merge(children)),
-            belowPayload: { belowMergePayload(location: $0, mergePath: path, children: children, old: old) },
+            belowPayload: { location in
+                if index == nil { index = MergeIndex(children) }
+                return belowMergePayload(location: location, mergePath: path, index: index!, old: old)
+            },
             queryChanges: queries.applyMerge(path: path, children: children))
     }
 
@@ -243,17 +247,16 @@ public actor NamespaceDatabase {
     /// The update for a listen at `location`, below an update at `mergePath`: an overwrite when the
     /// location lies inside a written child, a merge of the written children below it when it lies
     /// above some, nothing when none touches it.
-    private func belowMergePayload(location: TreePath, mergePath: TreePath, children: [(path: TreePath, node: Node)],
-                                   old: Node) -> EncodedPayload? {
-        let relative = location.relative(to: mergePath)!
-        if children.contains(where: { $0.path.contains(relative) }) {
+    private func belowMergePayload(location: TreePath, mergePath: TreePath, index: MergeIndex, old: Node) -> EncodedPayload? {
+        switch index.part(at: location.relative(to: mergePath)!) {
+        case .inside:
             let new = root.child(at: location)
             return new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
+        case .below(let inside):
+            return EncodedPayload(.merge(inside))
+        case .untouched:
+            return nil
         }
-        let inside = children.compactMap { child in
-            child.path.relative(to: relative).map { (path: $0, node: child.node) }
-        }
-        return inside.isEmpty ? nil : EncodedPayload(.merge(inside))
     }
 
     // MARK: - Commit pipeline

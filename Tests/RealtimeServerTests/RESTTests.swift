@@ -162,9 +162,10 @@ final class Collected: @unchecked Sendable {
 struct RESTErrorTextTests {
     @Test("A namespace whose store cannot open answers 503 with a reason that names no path or system text")
     func unopenableNamespaceHidesPaths() async throws {
-        // The data directory is a regular file, so no namespace directory can be made under it.
+        // The namespace's directory is a regular file, so its store cannot be made.
         let blocker = NSTemporaryDirectory() + "rtdb-blocker-\(UUID().uuidString)"
-        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+        try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: true)
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker + "/test"))
         defer { try? FileManager.default.removeItem(atPath: blocker) }
         let server = try await TestServer.start(backend: "sqlite", directory: blocker)
         let reply = try await http("GET", "\(server.baseURL)/a.json?ns=test")
