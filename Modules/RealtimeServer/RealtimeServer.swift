@@ -4,6 +4,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 import NIOCore
+import NIOWebSocket
 public import Persistence
 public import ServiceLifecycle
 import Synchronization
@@ -171,28 +172,37 @@ public final class RealtimeServer: Service, Sendable {
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes)),
             ws: WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes))
+        typealias UpgradeDecision = ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
+        let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) async throws -> UpgradeDecision = { request, channel, logger in
+            let target = request.path ?? "/"
+            let components = URLComponents(string: target)
+            guard components?.path == "/.ws" else { return .dontUpgrade }
+            let namespace = components?.queryItems?.first(where: { $0.name == "ns" })?.value
+            let database: NamespaceDatabase
+            do throws(ServerError) {
+                database = try await registry.lease(for: namespace, within: configuration.handshakeTimeout)
+            } catch {
+                logger.info("refused WebSocket", metadata: ["error": "\(error)"])
+                guard error.code == .unavailable else { return .dontUpgrade }
+                // Not now (the namespace is opening, or too many are open): close with
+                // 1013 "try again later" and the reason; the client reconnects with backoff.
+                let reason = String(decoding: error.message.utf8.prefix(120), as: UTF8.self)
+                return .upgrade([:]) { (_: WebSocketInboundStream, outbound: WebSocketOutboundWriter, _: HTTP1WebSocketUpgradeChannel.Context) in
+                    try await outbound.close(.unknown(1013), reason: reason)
+                }
+            }
+            let handshakeHost = request.authority ?? "\(host):\(port)"
+            return .upgrade([:]) { inbound, outbound, context in
+                await WebSocketConnection.serve(
+                    inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
+                    configuration: configuration, activity: activity, logger: context.logger)
+                await registry.release(database)
+            }
+        }
         let server = HTTPServerBuilder { httpResponder in
             GuardedChildChannel(
-                base: HTTP1WebSocketUpgradeChannel(responder: httpResponder, configuration: channelConfiguration) { request, channel, logger in
-                    let target = request.path ?? "/"
-                    let components = URLComponents(string: target)
-                    guard components?.path == "/.ws" else { return .dontUpgrade }
-                    let namespace = components?.queryItems?.first(where: { $0.name == "ns" })?.value
-                    let database: NamespaceDatabase
-                    do {
-                        database = try await registry.lease(for: namespace, within: configuration.handshakeTimeout)
-                    } catch {
-                        logger.info("refused WebSocket", metadata: ["error": "\(error)"])
-                        return .dontUpgrade
-                    }
-                    let handshakeHost = request.authority ?? "\(host):\(port)"
-                    return .upgrade([:]) { inbound, outbound, context in
-                        await WebSocketConnection.serve(
-                            inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
-                            configuration: configuration, activity: activity, logger: context.logger)
-                        await registry.release(database)
-                    }
-                },
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: httpResponder, configuration: channelConfiguration, shouldUpgrade: shouldUpgrade),
                 activity: activity, limits: listeners.limits, warnings: listeners.warnings)
         }
         return Application(

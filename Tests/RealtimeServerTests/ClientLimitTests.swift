@@ -99,3 +99,56 @@ struct ClientLimitTests {
         await client.close()
     }
 }
+
+/// A namespace that takes long to open stalls nobody else.
+@Suite("Namespace opening")
+struct NamespaceOpeningTests {
+    @Test("While one namespace opens, others answer; its WebSocket is closed with 1013 (try again later) after the handshake timeout; its REST request waits and then succeeds")
+    func slowOpen() async throws {
+        let server = try await TestServer.start(backend: "gated") { $0.handshakeTimeout = .milliseconds(300) }
+        let waiting = Task { try await http("PUT", "\(server.baseURL)/v.json?ns=slow", body: "1") }
+        for index in 0..<5 {
+            #expect(try await http("PUT", "\(server.baseURL)/v.json?ns=other", body: "\(index)").status == 200)
+        }
+        // The upgrade is accepted, then closed with 1013 "try again later" and the reason.
+        let bytes = try await rawWebSocketUpgrade(port: server.port, namespace: "slow")
+        let frames = String(decoding: bytes, as: UTF8.self)
+        #expect(frames.hasPrefix("HTTP/1.1 101"), "\(frames)")
+        #expect(frames.contains("still opening"), "\(frames)")
+        let close = try #require(bytes.firstIndex(of: 0x88), "a close frame")
+        #expect(close + 3 < bytes.count && Int(bytes[close + 2]) << 8 | Int(bytes[close + 3]) == 1013, "close code 1013")
+        let plain = try await http("GET", "\(server.baseURL)/.ws?ns=slow")
+        #expect(plain.status == 503 && plain.header("Retry-After") == "1", "a request without the upgrade hears why too")
+        OpeningGate.open()
+        #expect(try await waiting.value.status == 200)
+        #expect(try await http("GET", "\(server.baseURL)/v.json?ns=slow").body == "1")
+        await server.stop()
+    }
+}
+
+/// Sends a WebSocket upgrade on a raw socket and returns what comes back until the server closes.
+private func rawWebSocketUpgrade(port: Int, namespace: String) async throws -> [UInt8] {
+    let fd = try connectLoopbackSocket(port: port)
+    defer { close(fd) }
+    let request = "GET /.ws?ns=\(namespace)&v=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(10)
+    while clock.now < deadline {
+        let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if n > 0 {
+            received += buffer[0..<n]
+            if let close = received.firstIndex(of: 0x88), close + 1 < received.count,
+               received.count >= close + 2 + Int(received[close + 1] & 0x7F) { break }
+        } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+            break
+        } else {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+    return received
+}

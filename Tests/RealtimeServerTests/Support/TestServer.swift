@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Persistence
@@ -13,7 +14,7 @@ struct TestServer {
     let task: Task<Void, any Error>
     let port: Int
 
-    static let backends = StorageBackends([.memory, .sqlite, .lmdb, .leveldb])
+    static let backends = StorageBackends([.memory, .sqlite, .lmdb, .leveldb, OpeningGate.backend])
 
     static func start(backend: String = "memory", directory: String? = nil, maxQueuedBytes: Int = 64 * 1024 * 1024,
                       maxQueuedBytesTotal: Int = 512 * 1024 * 1024, keepAlive: Duration = .seconds(30),
@@ -38,6 +39,20 @@ struct TestServer {
         task.cancel()
         _ = try? await task.value
     }
+}
+
+/// A memory backend whose namespace `slow` does not finish opening until ``open()`` is called
+/// (it waits on the dispatch thread the server opens stores on, never on the cooperative pool).
+enum OpeningGate {
+    private static let gate = DispatchSemaphore(value: 0)
+
+    static let backend = StorageBackend(name: "gated") { directory in
+        if directory.hasSuffix("/slow") { gate.wait() }
+        return try MemoryStore(directory: directory)
+    }
+
+    /// Lets the waiting open finish.
+    static func open() { gate.signal() }
 }
 
 /// Where the built rtdb-server executable is (next to the test binary).
