@@ -8,12 +8,20 @@ final class HTTPParseErrorResponder: ChannelInboundHandler, RemovableChannelHand
     typealias InboundIn = NIOAny
     private var answered = false
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After the answer, whatever else the client sends is dropped unread.
+        if !answered { context.fireChannelRead(data) }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parseError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
         }
-        guard !answered else { return }
+        // Handing the error on matters: a request body cut short surfaces as a parse error at end
+        // of input, and the body's reader must fail rather than see an early end.
+        defer { context.fireErrorCaught(error) }
+        guard !answered, context.channel.isActive else { return }
         answered = true
         let status: HTTPResponseStatus
         let message: String
@@ -34,6 +42,6 @@ final class HTTPParseErrorResponder: ChannelInboundHandler, RemovableChannelHand
         context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in RawHTTPResponse.closeGently(channel) }
     }
 }

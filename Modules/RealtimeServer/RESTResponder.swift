@@ -254,12 +254,18 @@ struct RESTResponder: HTTPResponder {
 
     private static func body(_ request: Request) async throws -> RequestBodyBytes {
         var request = request
+        let buffer: ByteBuffer
         do {
-            let buffer = try await request.collectBody(upTo: maxBodyBytes)
-            return RequestBodyBytes(bytes: Array(buffer.readableBytesView))
-        } catch {
+            buffer = try await request.collectBody(upTo: maxBodyBytes)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
             throw ServerError(.tooBig, "The request body is larger than 256 MB, the largest REST write; nothing was written.")
+        } catch {
+            throw ServerError(.invalidArgument, "The request body did not arrive whole; nothing was written.", underlying: error)
         }
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared != buffer.readableBytes {
+            throw ServerError(.invalidArgument, "The request body ended after \(buffer.readableBytes) of its \(declared) bytes; nothing was written.")
+        }
+        return RequestBodyBytes(bytes: Array(buffer.readableBytesView))
     }
 
     private static func respond(_ result: WriteResult, format: JSONFormat, silent: Bool, withETag: Bool) throws -> Response {

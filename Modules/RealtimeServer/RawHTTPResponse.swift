@@ -20,10 +20,22 @@ enum RawHTTPResponse {
         return ByteBuffer(string: head + "\r\n" + body)
     }
 
-    /// Writes the response on `context` and closes the connection once it is out.
+    /// Writes the response on `context`, then closes the connection.
+    ///
+    /// The request may not have been read to its end. Closing a socket with unread input resets
+    /// it, and the reset can destroy the response before the client reads it; so the output is
+    /// closed first (the client sees the response, then end of stream), and the socket a moment
+    /// later, while the caller discards whatever else arrives.
     static func send(_ buffer: ByteBuffer, on context: ChannelHandlerContext) {
         let channel = context.channel
-        context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in closeGently(channel) }
+    }
+
+    /// Closes `channel`'s output now and the whole channel after a short linger.
+    static func closeGently(_ channel: any Channel) {
+        channel.close(mode: .output).whenComplete { _ in
+            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+        }
     }
 }
 

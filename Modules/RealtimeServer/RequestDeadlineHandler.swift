@@ -56,7 +56,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in RawHTTPResponse.closeGently(channel) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -34,8 +34,18 @@ What this suite covers (one class per area; keep this list up to date when addin
       warm baseline; fds return to within +10. Then SIGKILL lands during a 4-writer burst, and
       after a restart every acknowledged (200) write, soak and burst, is there with its value.
 
-Not covered yet (to be added): timeouts (slow headers/bodies, idle connections), size limits,
-queue limits (--max-queued-bytes-*), WebSocket clients (the standard library has none).
+  TimeoutAndLimitTests   (sqlite)
+      An idle socket is closed after --header-timeout; a partial head or body is answered 408;
+      a trickled body meets the body deadline; a kept-alive connection idle after its response
+      is closed after --idle-timeout; an 85 KB URL or 20 KB header gets 431 and an unknown
+      method, a bad or doubled Content-Length or non-HTTP bytes get 400 at once; connections
+      over --max-connections get 503 with Retry-After and the server serves again when they
+      leave; SIGTERM ends an event stream with a final retry event and cuts off stuck clients
+      within --shutdown-timeout; a second server on the same data directory refuses to start.
+
+Covered in the Swift tests instead (they need a WebSocket client): per-connection listen and
+onDisconnect caps, the open-namespace cap, a slow namespace open (ClientLimitTests), queue caps
+(EventStreamLifecycleTests, BadInputTests).
 
 Adding a case: subclass HostileTestCase, start servers with self.start_server(backend=...,
 extra_flags=[...]) (they are stopped and their stderr printed on failure automatically), and
@@ -431,6 +441,8 @@ class EventStream:
                         event["event"] = line[6:].strip()
                     elif line.startswith("data:"):
                         data_lines.append(line[5:].lstrip(" "))
+                    elif line.startswith("retry:"):
+                        event["retry"] = line[6:].strip()
                 event["data"] = "\n".join(data_lines)
                 if event["event"] is None and not data_lines:
                     continue  # a comment or blank keep-alive
@@ -925,6 +937,161 @@ class SoakTests(HostileTestCase):
                         "RSS grew from %d kB to %d kB" % (rss_base, rss_after))
         self.assertLessEqual(fds_after, fds_base + FD_SLACK,
                              "fds did not return: baseline %d, now %d" % (fds_base, fds_after))
+
+
+
+def status_of(raw):
+    """The status code of a raw HTTP response (None when nothing came back)."""
+    match = re.match(rb"HTTP/1\.1 (\d{3}) ", raw)
+    return int(match.group(1)) if match else None
+
+
+class TimeoutAndLimitTests(HostileTestCase):
+    """Slow, idle, oversized and malformed requests get a clear answer (or a close) within the
+    configured time, never a connection held open forever; caps answer 503 and the server stays
+    reachable."""
+
+    FLAGS = ["--header-timeout", "1", "--body-timeout", "1", "--idle-timeout", "1"]
+
+    @requires_flag("--header-timeout")
+    def test_requests_that_never_finish_are_answered_or_closed(self):
+        server = self.start_server(extra_flags=self.FLAGS)
+        port = server.port
+        started = time.monotonic()
+        self.assertEqual(raw_request(port, b"", timeout=10), b"", "an idle socket is closed without an answer")
+        self.assertLess(time.monotonic() - started, 8, "the idle socket was held past the header timeout")
+        partial = raw_request(port, b"GET /a.json HTTP/1.1\r\nHost: x\r\n", timeout=10)
+        self.assertEqual(status_of(partial), 408, partial[:200])
+        self.assertJSONError(partial.split(b"\r\n\r\n", 1)[1], "408 body")
+        body = raw_request(port, b"PUT /a.json HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n1", timeout=10)
+        self.assertEqual(status_of(body), 408, body[:200])
+        self.assertEqual(get_json(port, "/a.json")[1], None, "the unfinished body wrote nothing")
+        # A body that trickles (a byte every 0.4 s, under the idle timeout) still meets the body deadline.
+        sock = socket.create_connection((HOST, port), timeout=10)
+        try:
+            sock.sendall(b"PUT /b.json HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+            answer = b""
+            for _ in range(12):
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    break
+                time.sleep(0.4)
+                sock.setblocking(False)
+                try:
+                    answer += sock.recv(4096)
+                except BlockingIOError:
+                    pass
+                finally:
+                    sock.setblocking(True)
+                if answer:
+                    break
+            self.assertEqual(status_of(answer), 408, answer[:200])
+        finally:
+            sock.close()
+        # A kept-alive connection idle after its response is closed after the idle timeout.
+        sock = socket.create_connection((HOST, port), timeout=10)
+        try:
+            sock.sendall(b"GET /a.json HTTP/1.1\r\nHost: x\r\n\r\n")
+            first = sock.recv(4096)
+            self.assertEqual(status_of(first), 200, first[:200])
+            started = time.monotonic()
+            rest = b""
+            while True:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                rest += chunk
+            self.assertEqual(rest, b"")
+            self.assertLess(time.monotonic() - started, 8)
+        finally:
+            sock.close()
+        self.assertAlive(server)
+
+    @requires_flag("--max-header-bytes")
+    def test_malformed_and_oversized_requests_get_4xx_at_once(self):
+        server = self.start_server(extra_flags=self.FLAGS + ["--max-header-bytes", "8192"])
+        port = server.port
+        cases = [
+            ("an 85 KB URL", b"GET /" + b"a" * 85000 + b".json HTTP/1.1\r\nHost: x\r\n\r\n", 431),
+            ("a 20 KB header", b"GET /a.json HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 20000 + b"\r\n\r\n", 431),
+            ("an unknown method", b"FROB /a.json HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+            ("a bad Content-Length", b"PUT /a.json HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n1", 400),
+            ("bytes that are not HTTP", b"\x00\x01\x02\xff garbage\r\n\r\n", 400),
+            ("two Content-Lengths", b"PUT /a.json HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n1", 400),
+        ]
+        for name, request, expected in cases:
+            started = time.monotonic()
+            answer = raw_request(port, request, timeout=10)
+            self.assertEqual(status_of(answer), expected, "%s: %r" % (name, answer[:200]))
+            self.assertLess(time.monotonic() - started, 0.9, "%s waited for a timeout instead of an answer" % name)
+        status, _ = put_json(port, "/ok.json", 1)
+        self.assertEqual(status, 200)
+        self.assertAlive(server)
+
+    @requires_flag("--max-connections")
+    def test_connections_over_the_cap_get_503_and_the_server_stays_reachable(self):
+        server = self.start_server(extra_flags=["--max-connections", "20", "--header-timeout", "30"])
+        port = server.port
+        idle = [socket.create_connection((HOST, port), timeout=10) for _ in range(20)]
+        try:
+            time.sleep(0.3)
+            refused = raw_request(port, b"GET /a.json HTTP/1.1\r\nHost: x\r\n\r\n", timeout=10)
+            self.assertEqual(status_of(refused), 503, refused[:200])
+            self.assertIn(b"Retry-After: 1", refused)
+            # 200 more knock and are refused at once; none is left hanging.
+            for _ in range(200):
+                self.assertEqual(status_of(raw_request(port, b"", timeout=10)), 503)
+        finally:
+            for sock in idle:
+                sock.close()
+        deadline = time.monotonic() + 5
+        while True:
+            status, _ = put_json(port, "/after.json", 1)
+            if status == 200 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        self.assertEqual(status, 200, "served again once the idle connections left")
+        self.assertAlive(server)
+
+    @requires_flag("--shutdown-timeout")
+    def test_sigterm_ends_streams_and_stuck_clients_within_the_deadline(self):
+        server = self.start_server(extra_flags=["--shutdown-timeout", "2", "--body-timeout", "600", "--header-timeout", "600"])
+        port = server.port
+        stream = EventStream(port, "/s.json")
+        self.assertEqual(stream.read_event()["event"], "put")
+        stuck_body = socket.create_connection((HOST, port), timeout=10)
+        stuck_body.sendall(b"PUT /s.json HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        stuck_head = socket.create_connection((HOST, port), timeout=10)
+        stuck_head.sendall(b"GET /s.json HTTP/1.1\r\n")
+        time.sleep(0.3)
+        started = time.monotonic()
+        code = server.stop(timeout=20)
+        took = time.monotonic() - started
+        self.assertEqual(code, 0, "SIGTERM exits cleanly")
+        self.assertLess(took, 8, "shutdown took %.1f s with a 2 s deadline" % took)
+        events = []
+        try:
+            while True:
+                events.append(stream.read_event())
+        except (ConnectionError, OSError, ValueError):
+            pass
+        self.assertTrue(any(event.get("retry") == "1000" for event in events),
+                        "the stream's final event asks the client to retry: %r" % events)
+        stuck_body.close()
+        stuck_head.close()
+
+    @requires_flag("--shutdown-timeout")
+    def test_a_second_server_on_the_same_data_directory_refuses_to_start(self):
+        first = self.start_server()
+        second = subprocess.run(
+            [SERVER_BINARY, "--host", HOST, "--port", "0", "--data-dir", first.data_dir],
+            stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        self.assertNotEqual(second.returncode, 0)
+        self.assertNotIn(b"listening", second.stdout)
+        self.assertIn(b"another rtdb-server is using the data directory", second.stderr)
+        status, _ = put_json(first.port, "/still.json", 1)
+        self.assertEqual(status, 200, "the first server goes on")
 
 
 if __name__ == "__main__":
