@@ -124,6 +124,14 @@ final class SQLiteConnection {
 
     init(path: String, lock: DirectoryLock) throws {
         self.lock = lock
+        // An empty database file with no log beside it held data once and lost it (SQLite writes
+        // the header as soon as WAL mode is set, before the first write): it is damage, not a
+        // new store, and opening it would serve an empty namespace.
+        if SQLiteConnection.fileSize(path) == 0 && (SQLiteConnection.fileSize(path + "-wal") ?? 0) == 0 {
+            throw StorageError(
+                .corrupt, "the SQLite database file is empty (truncated?); restore it from a backup or move the store aside",
+                backend: SQLiteStore.backendName)
+        }
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &database, flags, nil)
         guard status == SQLITE_OK else { throw failure(status, "cannot open \(path)") }
@@ -146,6 +154,13 @@ final class SQLiteConnection {
     }
 
     deinit { try? close() }
+
+    /// The size of the file at `path`, or `nil` when there is none.
+    private static func fileSize(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
 
     /// Finalizes the statements and closes the database (checkpointing the WAL), then unlocks the directory.
     func close() throws {

@@ -34,6 +34,11 @@ What this suite covers (one class per area; keep this list up to date when addin
       warm baseline; fds return to within +10. Then SIGKILL lands during a 4-writer burst, and
       after a restart every acknowledged (200) write, soak and burst, is there with its value.
 
+  RepairTests            (lmdb)
+      rtdb-server --repair NAMESPACE refuses while a server holds the data directory, then moves
+      the damaged namespace aside (NAME.damaged-TIME); the namespace starts empty, others keep
+      their data.
+
   TimeoutAndLimitTests   (sqlite)
       An idle socket is closed after --header-timeout; a partial head or body is answered 408;
       a trickled body meets the body deadline; a kept-alive connection idle after its response
@@ -1092,6 +1097,44 @@ class TimeoutAndLimitTests(HostileTestCase):
         self.assertIn(b"another rtdb-server is using the data directory", second.stderr)
         status, _ = put_json(first.port, "/still.json", 1)
         self.assertEqual(status, 200, "the first server goes on")
+
+
+
+class RepairTests(HostileTestCase):
+    """The documented recovery: rtdb-server --repair NAMESPACE moves a damaged namespace aside
+    (refused while a server holds the data directory); the namespace then starts empty."""
+
+    @requires_flag("--repair")
+    def test_repair_moves_a_damaged_namespace_aside(self):
+        server = self.start_server(backend="lmdb")
+        for index in range(20):
+            self.assertEqual(put_json(server.port, "/k%d.json" % index, index, ns="dmg")[0], 200)
+        self.assertEqual(put_json(server.port, "/hello.json", "world", ns="ok")[0], 200)
+        self.assertEqual(server.stop(), 0)
+        data_file = [path for _, path in files_under(os.path.join(server.data_dir, "dmg"))
+                     if os.path.basename(path) == "data.mdb"][0]
+        os.truncate(data_file, os.path.getsize(data_file) // 2)
+        server.start()
+        self.assertGreaterEqual(get_json(server.port, "/.json", ns="dmg")[0], 500)
+        busy = subprocess.run([SERVER_BINARY, "--data-dir", server.data_dir, "--repair", "dmg"],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        self.assertNotEqual(busy.returncode, 0, "repair must refuse while the server runs")
+        self.assertIn(b"another rtdb-server", busy.stderr)
+        self.assertEqual(server.stop(), 0)
+        repaired = subprocess.run([SERVER_BINARY, "--data-dir", server.data_dir, "--repair", "dmg"],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        self.assertEqual(repaired.returncode, 0, repaired.stderr[-500:])
+        self.assertIn(b"moved namespace dmg aside", repaired.stdout)
+        aside = [name for name in os.listdir(server.data_dir) if name.startswith("dmg.damaged-")]
+        self.assertEqual(len(aside), 1, os.listdir(server.data_dir))
+        server.start()
+        self.assertEqual(get_json(server.port, "/.json", ns="dmg")[:2], (200, None), "starts empty")
+        self.assertEqual(put_json(server.port, "/k1.json", 1, ns="dmg")[0], 200)
+        self.assertEqual(get_json(server.port, "/hello.json", ns="ok")[:2], (200, "world"))
+        unknown = subprocess.run([SERVER_BINARY, "--data-dir", server.data_dir + "-none", "--repair", "nope"],
+                                 stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+        self.assertNotEqual(unknown.returncode, 0)
+        self.assertIn(b"there is no namespace nope", unknown.stderr)
 
 
 if __name__ == "__main__":

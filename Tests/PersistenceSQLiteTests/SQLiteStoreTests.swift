@@ -32,6 +32,25 @@ import Testing
         }
     }
 
+    @Test("A database file truncated to nothing is refused as damaged, not opened empty")
+    func emptiedFileIsCorrupt() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteStore(directory: directory)
+            var batch = WriteBatch()
+            batch.put([1], [2])
+            try store.write(batch, durable: true)
+            try store.close()
+            #expect(truncate(directory + "/" + SQLiteStore.fileName, 0) == 0)
+            let error = try #require(throws: StorageError.self) { try SQLiteStore(directory: directory) }
+            #expect(error.code == .corrupt)
+            // A new store in a fresh directory still opens.
+            try withTemporaryDirectory { fresh in
+                try SQLiteStore(directory: fresh).close()
+                try SQLiteStore(directory: fresh).close()
+            }
+        }
+    }
+
     @Test func emptyKeysAndValuesAreStoredAsEmptyBlobs() throws {
         try withTemporaryDirectory { directory in
             let store = try SQLiteStore(directory: directory)

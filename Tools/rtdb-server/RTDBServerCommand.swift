@@ -73,6 +73,11 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) waits for clients after asking them to go.")
     var shutdownTimeout: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "Move a damaged namespace's store aside (to NAME.damaged-TIME in the data directory) and exit; the namespace starts empty on its next use.",
+        valueName: "namespace"))
+    var repair: String?
+
     func validate() throws {
         for (name, seconds) in [
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
@@ -100,6 +105,11 @@ struct RTDBServerCommand: AsyncParsableCommand {
                 throw ValidationError("cannot read the rules file \(rules)")
             }
             rulesJSON = text
+        }
+        if let repair {
+            let moved = try NamespaceRepair.moveAside(repair, dataDirectory: dataDir)
+            print("moved namespace \(repair) aside to \(moved); it starts empty on its next use")
+            return
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
