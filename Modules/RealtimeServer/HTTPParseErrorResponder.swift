@@ -34,7 +34,7 @@ final class HTTPParseErrorResponder: ChannelInboundHandler, RemovableChannelHand
             message = "The request is not valid HTTP/1.1 (\(parseError)); use GET, PUT, PATCH, POST or DELETE with a valid Content-Length."
         }
         // Written as HTTP parts: the response encoder sits between this handler and the socket.
-        let body = ByteBuffer(string: "{\"error\":\"\(message)\"}")
+        let body = ByteBuffer(string: RawHTTPResponse.errorJSON(message))
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.readableBytes))

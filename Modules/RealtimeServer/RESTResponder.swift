@@ -76,10 +76,12 @@ struct RESTResponder: HTTPResponder {
         let credential = RESTResponder.credential(request, query)
         let isAdmin = configuration.isLoopbackOnly && credential == "owner"
         let database = try await registry.lease(for: query["ns"])
+        // An event stream holds the lease until it ends; any other request until it is answered.
+        let streams = method == .get && pathText != "/.settings/rules" && RESTResponder.asksForEventStream(request)
         do {
-            let (response, keepsLease) = try await handle(
+            let response = try await handle(
                 request, method: method, query: query, pathText: pathText, database: database, isAdmin: isAdmin, channel: channel)
-            if !keepsLease { await registry.release(database) }
+            if !streams { await registry.release(database) }
             return response
         } catch {
             await registry.release(database)
@@ -87,14 +89,13 @@ struct RESTResponder: HTTPResponder {
         }
     }
 
-    /// Answers a request on a leased namespace; `keepsLease` when the response (an event stream)
-    /// holds the lease until it ends.
+    /// Answers a request on a leased namespace.
     private func handle(
         _ request: Request, method: HTTPRequest.Method, query: [String: String], pathText: String, database: NamespaceDatabase,
         isAdmin: Bool, channel: any Channel
-    ) async throws -> (response: Response, keepsLease: Bool) {
+    ) async throws -> Response {
         if pathText == "/.settings/rules" {
-            return (try await rules(method: method, request: request, database: database, isAdmin: isAdmin), false)
+            return try await rules(method: method, request: request, database: database, isAdmin: isAdmin)
         }
         let path: TreePath
         do {
@@ -113,13 +114,13 @@ struct RESTResponder: HTTPResponder {
         switch method {
         case .get:
             let params = try RESTQuery.params(query)
-            if request.headers[.accept]?.contains("text/event-stream") == true {
-                return (await stream(database: database, path: path, params: params, channel: channel), true)
+            if RESTResponder.asksForEventStream(request) {
+                return await stream(database: database, path: path, params: params, channel: channel)
             }
             var data = await database.read(path, params: params)
             let etag = RESTResponder.etag(data)
             if let expected = request.headers[.ifNoneMatch], expected == etag {
-                return (Response(status: .notModified, headers: [.eTag: etag]), false)
+                return Response(status: .notModified, headers: [.eTag: etag])
             }
             if query["shallow"] == "true" {
                 if !data.isLeaf && !data.isEmpty {
@@ -131,35 +132,35 @@ struct RESTResponder: HTTPResponder {
             if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" || request.headers[.ifNoneMatch] != nil {
                 headers[.eTag] = etag
             }
-            return (RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent), false)
+            return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
         case .put, .delete:
             let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
             let condition = try RESTResponder.condition(request)
             let result = await database.write(.set(path: path, node: node), condition: condition)
-            return (try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true"), false)
+            return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
         case .patch:
             let children = try await RESTResponder.body(request).parseUpdate()
             if children.isEmpty {
-                return (RESTResponder.json("{}", silent: silent), false)
+                return RESTResponder.json("{}", silent: silent)
             }
             let result = await database.write(.update(path: path, children: children))
             switch result {
             case .committed(let value):
                 let echo = Node(children: children.map { (key: ChildKey($0.path.relativeForm), value: value.child(at: $0.path)) })
-                return (RESTResponder.json(echo.jsonString(format: format), silent: silent), false)
+                return RESTResponder.json(echo.jsonString(format: format), silent: silent)
             default:
-                return (try RESTResponder.respond(result, format: format, silent: silent, withETag: false), false)
+                return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
             }
         case .post:
             let node = try await RESTResponder.body(request).parseNode()
             let name = await database.nextPushID()
             let result = await database.write(.set(path: path.child(ChildKey(name)), node: node))
             if case .committed = result {
-                return (RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent), false)
+                return RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent)
             }
-            return (try RESTResponder.respond(result, format: format, silent: silent, withETag: false), false)
+            return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
         default:
-            return (RESTResponder.error(ServerError(.invalidArgument, "Method \(method) is not supported; use GET, PUT, PATCH, POST or DELETE."), status: .methodNotAllowed), false)
+            return RESTResponder.error(ServerError(.invalidArgument, "Method \(method) is not supported; use GET, PUT, PATCH, POST or DELETE."), status: .methodNotAllowed)
         }
     }
 
@@ -230,6 +231,11 @@ struct RESTResponder: HTTPResponder {
 
     // MARK: - Helpers
 
+    /// Whether a GET asks for an event stream rather than the data.
+    private static func asksForEventStream(_ request: Request) -> Bool {
+        request.headers[.accept]?.contains("text/event-stream") == true
+    }
+
     private static func credential(_ request: Request, _ query: [String: String]) -> String? {
         if let auth = query["auth"] ?? query["access_token"] { return auth }
         if let header = request.headers[.authorization], header.hasPrefix("Bearer ") { return String(header.dropFirst(7)) }
@@ -296,7 +302,7 @@ struct RESTResponder: HTTPResponder {
         return Response(
             status: status ?? HTTPResponse.Status(code: error.httpStatus),
             headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: "{\"error\":\(ServerMessage.quoted(error.message))}")))
+            body: ResponseBody(byteBuffer: ByteBuffer(string: RawHTTPResponse.errorJSON(error.message))))
     }
 }
 

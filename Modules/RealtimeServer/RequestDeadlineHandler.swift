@@ -48,7 +48,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         responseStarted = true
-        let body = ByteBuffer(string: "{\"error\":\"The request's body did not arrive within the server's body timeout.\"}")
+        let body = ByteBuffer(string: RawHTTPResponse.errorJSON("The request's body did not arrive within the server's body timeout."))
         var fields = HTTPFields()
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.contentLength] = String(body.readableBytes)
