@@ -95,7 +95,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistenceLMDBTests",
-            dependencies: ["PersistenceLMDB", "PersistenceConformance"],
+            dependencies: ["PersistenceLMDB", "PersistenceConformance", "TestSupport"],
             path: tests("PersistenceLMDBTests")
         ),
         .testTarget(

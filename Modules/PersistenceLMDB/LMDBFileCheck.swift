@@ -9,18 +9,21 @@ import Persistence
 /// It reads the two meta pages (LMDB's on-disk format: a 16-byte page header, then the meta's
 /// magic, version, map address and size, two database records of 48 bytes, the last page number
 /// and the transaction id), takes the valid one with the newest transaction, and checks that the
-/// file holds every page it names and that the database roots lie inside the file.
+/// file holds every page it names; ``LMDBTreeCheck`` then walks both trees.
 enum LMDBFileCheck {
     private static let magic: UInt32 = 0xBEEF_C0DE
     private static let dataVersion: UInt32 = 1
     private static let pageHeaderSize = 16
-    private static let invalidPage = UInt64.max
+    /// The largest map a sound file asks for (64 TiB): more is a flipped bit, and LMDB would try to map it.
+    private static let largestMap: UInt64 = 1 << 46
 
     private struct Meta {
         let pageSize: UInt64
         let lastPage: UInt64
         let transaction: UInt64
-        let roots: [UInt64]
+        let mapSize: UInt64
+        let free: LMDBTreeCheck.DatabaseRecord
+        let main: LMDBTreeCheck.DatabaseRecord
     }
 
     /// Throws when the data file in `directory` exists and is damaged; returns for a sound file
@@ -50,9 +53,11 @@ enum LMDBFileCheck {
         guard !needed.overflow, size >= needed.partialValue else {
             throw corrupt("the data file has \(size) bytes but its meta page names \(newest.lastPage + 1) pages of \(newest.pageSize)")
         }
-        for root in newest.roots where root != invalidPage && root > newest.lastPage {
-            throw corrupt("a database root (page \(root)) lies past the last page (\(newest.lastPage))")
+        guard newest.mapSize <= largestMap else {
+            throw corrupt("the meta page asks for a map of \(newest.mapSize) bytes")
         }
+        try LMDBTreeCheck.verify(descriptor: handle.fileDescriptor, pageSize: newest.pageSize, lastPage: newest.lastPage,
+                                 free: newest.free, main: newest.main)
     }
 
     /// The meta record of a page, when the page holds a valid one.
@@ -69,7 +74,14 @@ enum LMDBFileCheck {
         guard u32(0) == magic, u32(4) == dataVersion else { return nil }
         let pageSize = UInt64(u32(24))  // the free database's md_pad holds the page size
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
-        return Meta(pageSize: pageSize, lastPage: u64(120), transaction: u64(128), roots: [u64(64), u64(112)])
+        func u16(_ offset: Int) -> UInt16 { UInt16(bytes[base + offset]) | UInt16(bytes[base + offset + 1]) << 8 }
+        func record(_ offset: Int) -> LMDBTreeCheck.DatabaseRecord {
+            LMDBTreeCheck.DatabaseRecord(flags: u16(offset + 4), depth: u16(offset + 6), branchPages: u64(offset + 8),
+                                         leafPages: u64(offset + 16), overflowPages: u64(offset + 24),
+                                         entries: u64(offset + 32), root: u64(offset + 40))
+        }
+        return Meta(pageSize: pageSize, lastPage: u64(120), transaction: u64(128), mapSize: u64(16),
+                    free: record(24), main: record(72))
     }
 
     private static func corrupt(_ detail: String) -> StorageError {

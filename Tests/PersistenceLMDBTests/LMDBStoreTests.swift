@@ -3,6 +3,7 @@ import Persistence
 import PersistenceConformance
 import PersistenceLMDB
 import Testing
+import TestSupport
 
 /// LMDB-specific checks; the shared conformance suite covers the store contract.
 @Suite struct LMDBStoreTests {
@@ -90,6 +91,54 @@ import Testing
             let error = try #require(throws: StorageError.self) { try LMDBStore(directory: directory) }
             #expect(error.code == .corrupt)
             #expect(error.backend == "lmdb")
+        }
+    }
+}
+
+/// The tree check that runs before LMDB maps a file must pass every sound file: a refusal here
+/// would lock a user out of healthy data.
+@Suite struct LMDBTreeCheckTests {
+    @Test("A store churned by puts, overwrites, deletes, range deletes and values on overflow pages reopens")
+    func churnedStoreReopens() throws {
+        try withTemporaryDirectory { directory in
+            var random = SplitMix64(seed: 11)
+            var expected: [[UInt8]: [UInt8]] = [:]
+            for round in 0..<12 {
+                let store = try LMDBStore(directory: directory)
+                for _ in 0..<8 {
+                    var batch = WriteBatch()
+                    for _ in 0..<200 {
+                        let key = Array("k\(random.next() % 3000)".utf8) + [UInt8](repeating: 0x61, count: Int(random.next() % 40))
+                        switch random.next() % 10 {
+                        case 0..<6:
+                            // Mostly small values; one in twenty spans several pages.
+                            let size = random.next() % 20 == 0 ? Int(random.next() % 20_000) + 4_000 : Int(random.next() % 200)
+                            let value = [UInt8](repeating: UInt8(truncatingIfNeeded: random.next()), count: size)
+                            batch.put(key, value)
+                            expected[key] = value
+                        case 6..<9:
+                            batch.delete(key)
+                            expected[key] = nil
+                        default:
+                            let end = key + [0xFF]
+                            batch.deleteRange(KeyRange(from: key, to: end))
+                            for stored in expected.keys where !stored.lexicographicallyPrecedes(key) && stored.lexicographicallyPrecedes(end) {
+                                expected[stored] = nil
+                            }
+                        }
+                    }
+                    try store.write(batch, durable: round % 2 == 0)
+                }
+                try store.close()
+                let reopened = try LMDBStore(directory: directory)  // runs the check
+                var found: [[UInt8]: [UInt8]] = [:]
+                try reopened.scan(.all, reverse: false) { key, value in
+                    found[key] = value
+                    return true
+                }
+                #expect(found == expected, "round \(round)")
+                try reopened.close()
+            }
         }
     }
 }

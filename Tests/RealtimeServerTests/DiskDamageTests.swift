@@ -110,6 +110,14 @@ struct DiskDamageTests {
         #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
     }
 
+    @Test("LMDB: flipped bytes are refused or harmless, never a crash or a partial tree")
+    func lmdb() async throws {
+        let outcomes = try await Self.run(.lmdb, rounds: 60)
+        #expect(outcomes[.crashed] == nil)
+        #expect(outcomes[.partial] == nil)
+        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+    }
+
     @Test("LMDB: a truncated data file is refused instead of crashing the loader")
     func lmdbTruncated() async throws {
         let root = NSTemporaryDirectory() + "rtdb-truncate-\(UUID().uuidString)"
