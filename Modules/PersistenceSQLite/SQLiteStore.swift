@@ -144,11 +144,14 @@ final class SQLiteConnection {
         _ = try pragma("synchronous=FULL")
         try execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
         // A damaged b-tree page can hide rows without any read failing: check the structure
-        // once at open (quick_check reads every page; it skips only the index cross-checks).
-        let check = try pragma("quick_check")
+        // once at open. Not quick_check: it passes a flipped key that breaks the primary key's
+        // order, and a range scan seeking past that key then skips rows silently (1.25% of
+        // random bit flips in DiskDamageTests). integrity_check also checks the order and the
+        // NOT NULL constraint; on a 1-million-row table it costs about what quick_check does.
+        let check = try pragma("integrity_check(1)")
         guard check == "ok" else {
             throw StorageError(
-                .corrupt, "the SQLite database is damaged (quick_check: \(check ?? "no answer")); restore it from a backup or move it aside",
+                .corrupt, "the SQLite database is damaged (integrity_check: \(check ?? "no answer")); restore it from a backup or move it aside",
                 backend: SQLiteStore.backendName)
         }
     }

@@ -103,10 +103,11 @@ struct DiskDamageTests {
         #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
     }
 
-    @Test("SQLite: flipped bytes never crash the process, and nearly always are refused")
+    @Test("SQLite: flipped bytes are refused or harmless, never a crash or a partial tree")
     func sqlite() async throws {
         let outcomes = try await Self.run(.sqlite, rounds: 60)
         #expect(outcomes[.crashed] == nil)
+        #expect(outcomes[.partial] == nil)
         #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
     }
 
