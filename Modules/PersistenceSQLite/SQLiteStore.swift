@@ -92,6 +92,14 @@ extension StorageBackend {
 
 // MARK: - The connection
 
+/// Flushes a directory's entries (a rename into it) to disk; a failure only weakens durability.
+private func syncDirectory(_ path: String) {
+    let directory = open(path, O_RDONLY)
+    guard directory >= 0 else { return }
+    fsync(directory)
+    close(directory)
+}
+
 /// `SQLITE_TRANSIENT`: SQLite copies a buffer bound with it (the C macro does not import).
 private var transient: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
 
@@ -124,9 +132,10 @@ final class SQLiteConnection {
 
     init(path: String, lock: DirectoryLock) throws {
         self.lock = lock
-        // An empty database file with no log beside it held data once and lost it (SQLite writes
-        // the header as soon as WAL mode is set, before the first write): it is damage, not a
-        // new store, and opening it would serve an empty namespace.
+        if SQLiteConnection.fileSize(path) == nil { try SQLiteConnection.create(path) }
+        // A new database file is only ever renamed into place with its header and table written
+        // (`create`), so an empty file with no log beside it held data once and lost it: it is
+        // damage, not a new store, and opening it would serve an empty namespace.
         if SQLiteConnection.fileSize(path) == 0 && (SQLiteConnection.fileSize(path + "-wal") ?? 0) == 0 {
             throw StorageError(
                 .corrupt, "the SQLite database file is empty (truncated?); restore it from a backup or move the store aside",
@@ -142,7 +151,7 @@ final class SQLiteConnection {
         }
         _ = try pragma("secure_delete=OFF")
         _ = try pragma("synchronous=FULL")
-        try execute("CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+        try execute(SQLiteConnection.createTable)
         // A damaged b-tree page can hide rows without any read failing: check the structure
         // once at open. Not quick_check: it passes a flipped key that breaks the primary key's
         // order, and a range scan seeking past that key then skips rows silently (1.25% of
@@ -157,6 +166,37 @@ final class SQLiteConnection {
     }
 
     deinit { try? close() }
+
+    /// Creates an empty store at `path` all at once: the database is set up under a staging name
+    /// (WAL mode, the table) and renamed into place, so a process killed while creating a store
+    /// leaves no file, or a complete one, never an empty file that would read as damage.
+    private static func create(_ path: String) throws {
+        let directoryPath = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+
+        let staging = path + ".new"
+        for leftover in [staging, staging + "-wal", staging + "-shm", staging + "-journal"] { unlink(leftover) }
+        var database: OpaquePointer?
+        var status = sqlite3_open_v2(staging, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        if status == SQLITE_OK {
+            status = sqlite3_exec(database, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; " + createTable, nil, nil, nil)
+        }
+        // Closing checkpoints the log into the file and syncs it.
+        let closed = sqlite3_close_v2(database)
+        guard status == SQLITE_OK, closed == SQLITE_OK else {
+            let failed = status == SQLITE_OK ? closed : status
+            unlink(staging)
+            throw StorageError(code(for: failed), "cannot create the database \(path): \(String(cString: sqlite3_errstr(failed)))",
+                               backend: SQLiteStore.backendName, engineStatus: failed)
+        }
+        guard rename(staging, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(staging)
+            throw StorageError(.engine, "cannot move the new database into place at \(path): \(reason)", backend: SQLiteStore.backendName)
+        }
+        syncDirectory(directoryPath)
+    }
+
+    private static let createTable = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
 
     /// The size of the file at `path`, or `nil` when there is none.
     private static func fileSize(_ path: String) -> Int? {
@@ -174,7 +214,7 @@ final class SQLiteConnection {
         let status = sqlite3_close_v2(database)
         self.database = nil
         guard status == SQLITE_OK else {
-            throw StorageError(code(for: status), "cannot close the database: \(String(cString: sqlite3_errstr(status)))", backend: SQLiteStore.backendName, engineStatus: status)
+            throw StorageError(SQLiteConnection.code(for: status), "cannot close the database: \(String(cString: sqlite3_errstr(status)))", backend: SQLiteStore.backendName, engineStatus: status)
         }
     }
 
@@ -301,7 +341,7 @@ final class SQLiteConnection {
     /// A ``StorageError`` for SQLite result `status`, with SQLite's message for the connection.
     private func failure(_ status: Int32, _ context: String) -> StorageError {
         let detail = database.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
-        var kind = code(for: status)
+        var kind = SQLiteConnection.code(for: status)
         // SQLite reports only ENOSPC as SQLITE_FULL; a write cut short by a file size limit or a
         // quota is SQLITE_IOERR_WRITE (IOERR | 3 << 8, a macro Swift does not import), and SQLite does not keep that errno. A failed write is
         // treated as the disk being full (a failing device gives the same code).
@@ -320,7 +360,7 @@ final class SQLiteConnection {
         return StorageError(kind, "\(context): \(detail) (extended code \(extended))\(advice)", backend: SQLiteStore.backendName, engineStatus: status)
     }
 
-    private func code(for status: Int32) -> StorageError.Code {
+    private static func code(for status: Int32) -> StorageError.Code {
         switch status & 0xFF {
         case SQLITE_FULL: .diskFull
         case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt

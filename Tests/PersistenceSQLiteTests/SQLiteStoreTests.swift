@@ -51,6 +51,27 @@ import Testing
         }
     }
 
+    /// A process killed while creating a store leaves at most a staging file, never an empty
+    /// store file that would be refused as damaged.
+    @Test func aNewStoreAppearsWholeAndALeftoverStagingFileIsIgnored() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/" + SQLiteStore.fileName
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: path + ".new", contents: Data("half-made".utf8)))
+            let store = try SQLiteStore(directory: directory)
+            #expect(!FileManager.default.fileExists(atPath: path + ".new"))
+            let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+            #expect(size > 0, "the store file holds its header and table from the start")
+            var batch = WriteBatch()
+            batch.put([1], [2])
+            try store.write(batch, durable: true)
+            try store.close()
+            let reopened = try SQLiteStore(directory: directory)
+            #expect(try reopened.get([1]) == [2])
+            try reopened.close()
+        }
+    }
+
     @Test func emptyKeysAndValuesAreStoredAsEmptyBlobs() throws {
         try withTemporaryDirectory { directory in
             let store = try SQLiteStore(directory: directory)
