@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
         .library(name: "SyncClient", targets: ["SyncClient"]),
         .library(name: "Presence", targets: ["Presence"]),
+        .library(name: "SecurityRules", targets: ["SecurityRules"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .executable(name: "rtdb-server", targets: ["rtdb-server"]),
@@ -138,6 +139,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: module("SyncClient")
+        ),
+        // The Firebase security rules language: rules documents parsed and type-checked once,
+        // evaluated per request. Pure: no I/O, no server types.
+        .target(
+            name: "SecurityRules",
+            dependencies: ["CoreTree"],
+            path: module("SecurityRules")
+        ),
+        .testTarget(
+            name: "SecurityRulesTests",
+            dependencies: ["SecurityRules", "CoreTree", "TestSupport"],
+            path: tests("SecurityRulesTests")
         ),
         // Connection-aware client state: the .info tree, the server clock, remembered onDisconnect writes.
         .target(

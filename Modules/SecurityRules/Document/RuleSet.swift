@@ -1,0 +1,173 @@
+public import CoreTree
+
+/// The rules of one location of a rules document, and the locations below it.
+final class RuleLocation: Sendable {
+    let read: RuleExpression?
+    let write: RuleExpression?
+    let validate: RuleExpression?
+    /// The children (or `.value`) the location's `.indexOn` names.
+    let indexOn: [String]
+    let children: [String: RuleLocation]
+    /// The `$name` child, matching every key no named child matches.
+    let wildcard: (name: String, location: RuleLocation)?
+
+    init(read: RuleExpression?, write: RuleExpression?, validate: RuleExpression?, indexOn: [String],
+         children: [String: RuleLocation], wildcard: (name: String, location: RuleLocation)?) {
+        self.read = read
+        self.write = write
+        self.validate = validate
+        self.indexOn = indexOn
+        self.children = children
+        self.wildcard = wildcard
+    }
+
+    /// The location for child `key`, and the wildcard it binds, if any.
+    func child(_ key: String) -> (location: RuleLocation, binding: String?)? {
+        if let named = children[key] { return (named, nil) }
+        if let wildcard { return (wildcard.location, wildcard.name) }
+        return nil
+    }
+}
+
+/// A compiled rules document: every expression parsed and type-checked once, ready to judge reads
+/// and writes.
+///
+/// Semantics (Firebase's): `.read` and `.write` grant when any rule on the way from the root to
+/// the location grants (deeper rules cannot take a grant back); `.validate` does not cascade and
+/// must pass at every location of the new data it covers; rules are not filters; a runtime error
+/// makes its rule false.
+public struct RuleSet: Sendable {
+    /// The document as it was installed (comments and layout kept).
+    public let source: String
+    let root: RuleLocation
+    private let document: RulesText
+
+    /// Parses and compiles a rules document (`{"rules": {...}}`, in the JSON the Firebase
+    /// console accepts).
+    ///
+    /// - Throws: ``RulesError`` with the line and column of the first problem.
+    public init(parsing source: String) throws(RulesError) {
+        self.source = source
+        document = try RulesTextParser.parse(source)
+        guard case .object(let members, _) = document else {
+            throw RulesError("a rules document is an object: {\"rules\": {...}}", line: document.location.line, column: document.location.column)
+        }
+        guard let rules = members.first(where: { $0.key == "rules" }) else {
+            throw RulesError("a rules document needs a \"rules\" key: {\"rules\": {...}}", line: 1, column: 1)
+        }
+        if let other = members.first(where: { $0.key != "rules" }) {
+            throw RulesError("unknown key \"\(other.key)\" beside \"rules\"", line: other.keyAt.line, column: other.keyAt.column)
+        }
+        root = try RuleCompiler.location(rules.value, wildcards: [], depth: 0)
+    }
+
+    /// Rules that grant `read` and `write` everywhere, or nowhere.
+    public static func everywhere(read: Bool, write: Bool) -> RuleSet {
+        // A fixed document that always parses.
+        try! RuleSet(parsing: "{\"rules\": {\".read\": \(read), \".write\": \(write)}}")
+    }
+
+    /// The document as strict JSON (comments dropped), for `?format=strict`.
+    public var strictJSON: String { document.strictJSON }
+
+    /// The children `.indexOn` names at `path` (`.value` for an index on values).
+    public func indexOn(at path: TreePath) -> [String] {
+        var location = root
+        for key in path.keys {
+            guard let next = location.child(key.stringValue) else { return [] }
+            location = next.location
+        }
+        return location.indexOn
+    }
+
+    // MARK: - Reads
+
+    /// Whether the caller may read `path` (with `query`), given the data `root`.
+    ///
+    /// - Parameters:
+    ///   - auth: the `auth` variable (`nil` when unauthenticated).
+    ///   - now: the server's time in milliseconds since 1970.
+    public func canRead(_ path: TreePath, root data: Node, auth: Node?, now: Double, query: RuleQuery = .plain) -> Bool {
+        var location = self.root
+        var wildcards: [String: String] = [:]
+        var depth = 0
+        while true {
+            if let read = location.read {
+                let scope = RuleScope(auth: auth, now: now, root: data, newRoot: nil, path: TreePath(keys: Array(path.keys.prefix(depth))),
+                                      wildcards: wildcards, query: query)
+                if RuleEvaluator(scope: scope).grants(read) { return true }
+            }
+            guard depth < path.depth, let next = location.child(path.keys[depth].stringValue) else { return false }
+            if let name = next.binding { wildcards[name] = path.keys[depth].stringValue }
+            location = next.location
+            depth += 1
+        }
+    }
+
+    // MARK: - Writes
+
+    /// Whether a write that changes the locations `paths` may turn `before` into `after` (the
+    /// whole tree after the write; a multi-path update is judged as a whole).
+    ///
+    /// Each path needs a `.write` grant at it or above, and every `.validate` rule on the way to
+    /// it and in the new data below it must pass where the new data exists.
+    public func canWrite(_ paths: [TreePath], before: Node, after: Node, auth: Node?, now: Double) -> Bool {
+        var validatedAbove: Set<TreePath> = []
+        for path in paths {
+            guard judgeWrite(path, before: before, after: after, auth: auth, now: now, validatedAbove: &validatedAbove) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private func judgeWrite(_ path: TreePath, before: Node, after: Node, auth: Node?, now: Double,
+                            validatedAbove: inout Set<TreePath>) -> Bool {
+        var location: RuleLocation? = self.root
+        var wildcards: [String: String] = [:]
+        var granted = false
+        for depth in 0...path.depth {
+            guard let here = location else { break }
+            let levelPath = TreePath(keys: Array(path.keys.prefix(depth)))
+            let evaluator = RuleEvaluator(scope: RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath,
+                                                           wildcards: wildcards, query: .plain))
+            if !granted, let write = here.write, evaluator.grants(write) { granted = true }
+            if depth < path.depth {
+                if let validate = here.validate, !validatedAbove.contains(levelPath), !after.child(at: levelPath).isEmpty {
+                    guard evaluator.grants(validate) else { return false }
+                    validatedAbove.insert(levelPath)
+                }
+                let next = here.child(path.keys[depth].stringValue)
+                if let name = next?.binding { wildcards[name] = path.keys[depth].stringValue }
+                location = next?.location
+            } else {
+                guard validateSubtree(here, path: levelPath, wildcards: wildcards, before: before, after: after, auth: auth, now: now) else {
+                    return false
+                }
+            }
+        }
+        return granted
+    }
+
+    /// Runs the `.validate` rules of `location` and of every rule location below it that the new
+    /// data reaches.
+    private func validateSubtree(_ location: RuleLocation, path: TreePath, wildcards: [String: String],
+                                 before: Node, after: Node, auth: Node?, now: Double) -> Bool {
+        let node = after.child(at: path)
+        guard !node.isEmpty else { return true }
+        if let validate = location.validate {
+            let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: path, wildcards: wildcards, query: .plain)
+            guard RuleEvaluator(scope: scope).grants(validate) else { return false }
+        }
+        guard !location.children.isEmpty || location.wildcard != nil else { return true }
+        for (key, _) in node.children {
+            guard let next = location.child(key.stringValue) else { continue }
+            var inner = wildcards
+            if let name = next.binding { inner[name] = key.stringValue }
+            guard validateSubtree(next.location, path: path.child(key), wildcards: inner, before: before, after: after, auth: auth, now: now) else {
+                return false
+            }
+        }
+        return true
+    }
+}
