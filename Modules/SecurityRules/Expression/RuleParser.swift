@@ -375,8 +375,9 @@ struct RuleParser {
             advance()
             return (.regexLiteral(regex), .regex)
         case .identifier(let name):
+            let resolved = try identifier(name)  // before advancing, so an error points at the name
             advance()
-            return try identifier(name)
+            return resolved
         case .symbol("("):
             advance()
             let inner = try expression()
