@@ -65,6 +65,11 @@ let package = Package(
             path: tests("QueryEngineTests")
         ),
         .executableTarget(
+            name: "rules-benchmark",
+            dependencies: ["CoreTree", "SecurityRules"],
+            path: tool("rules-benchmark")
+        ),
+        .executableTarget(
             name: "queryengine-benchmark",
             dependencies: ["CoreTree", "QueryEngine", "TestSupport"],
             path: tool("queryengine-benchmark")

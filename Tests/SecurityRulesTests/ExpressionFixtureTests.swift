@@ -44,7 +44,7 @@ struct ExpressionFixture: Sendable, CustomTestStringConvertible {
             return .invalid
         }
         let scope = RuleScope(auth: auth, now: 1_700_000_000_000, root: data, newRoot: nil,
-                              path: TreePath(keys: names.map { ChildKey(wildchildren[$0]!) }), wildcards: wildchildren, query: query)
+                              path: TreePath(keys: names.map { ChildKey(wildchildren[$0]!) }), wildcards: names.map { ($0, wildchildren[$0]!) }, query: query)
         switch RuleEvaluator(scope: scope).outcome(expression) {
         case .failure: return .runtimeError
         case .success(.bool(let value)): return .value(value)

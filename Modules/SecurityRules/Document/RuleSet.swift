@@ -89,18 +89,22 @@ public struct RuleSet: Sendable {
     ///   - now: the server's time in milliseconds since 1970.
     public func canRead(_ path: TreePath, root data: Node, auth: Node?, now: Double, query: RuleQuery = .plain) -> Bool {
         var location = self.root
-        var wildcards: [String: String] = [:]
-        var depth = 0
+        var wildcards: WildcardValues = []
+        var levelPath = TreePath.root
+        var node = data
         while true {
             if let read = location.read {
-                let scope = RuleScope(auth: auth, now: now, root: data, newRoot: nil, path: TreePath(keys: Array(path.keys.prefix(depth))),
-                                      wildcards: wildcards, query: query)
+                let scope = RuleScope(auth: auth, now: now, root: data, newRoot: nil, path: levelPath, wildcards: wildcards,
+                                      query: query, dataNode: node)
                 if RuleEvaluator(scope: scope).grants(read) { return true }
             }
-            guard depth < path.depth, let next = location.child(path.keys[depth].stringValue) else { return false }
-            if let name = next.binding { wildcards[name] = path.keys[depth].stringValue }
+            guard levelPath.depth < path.depth else { return false }
+            let key = path.keys[levelPath.depth]
+            guard let next = location.child(key.stringValue) else { return false }
+            if let name = next.binding { wildcards.append((name, key.stringValue)) }
             location = next.location
-            depth += 1
+            levelPath = levelPath.child(key)
+            node = node.immediateChild(key)
         }
     }
 
@@ -112,7 +116,8 @@ public struct RuleSet: Sendable {
     /// Each path needs a `.write` grant at it or above, and every `.validate` rule on the way to
     /// it and in the new data below it must pass where the new data exists.
     public func canWrite(_ paths: [TreePath], before: Node, after: Node, auth: Node?, now: Double) -> Bool {
-        var validatedAbove: Set<TreePath> = []
+        // Ancestors shared by several paths have their .validate run once.
+        var validatedAbove: Set<TreePath>? = paths.count > 1 ? [] : nil
         for path in paths {
             guard judgeWrite(path, before: before, after: after, auth: auth, now: now, validatedAbove: &validatedAbove) else {
                 return false
@@ -122,49 +127,59 @@ public struct RuleSet: Sendable {
     }
 
     private func judgeWrite(_ path: TreePath, before: Node, after: Node, auth: Node?, now: Double,
-                            validatedAbove: inout Set<TreePath>) -> Bool {
-        var location: RuleLocation? = self.root
-        var wildcards: [String: String] = [:]
+                            validatedAbove: inout Set<TreePath>?) -> Bool {
+        var location = self.root
+        var wildcards: WildcardValues = []
         var granted = false
-        for depth in 0...path.depth {
-            guard let here = location else { break }
-            let levelPath = TreePath(keys: Array(path.keys.prefix(depth)))
-            let evaluator = RuleEvaluator(scope: RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath,
-                                                           wildcards: wildcards, query: .plain))
-            if !granted, let write = here.write, evaluator.grants(write) { granted = true }
-            if depth < path.depth {
-                if let validate = here.validate, !validatedAbove.contains(levelPath), !after.child(at: levelPath).isEmpty {
-                    guard evaluator.grants(validate) else { return false }
-                    validatedAbove.insert(levelPath)
+        var levelPath = TreePath.root
+        var oldNode = before, newNode = after
+        while true {
+            if levelPath.depth == path.depth {
+                if !granted, let write = location.write {
+                    let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath, wildcards: wildcards,
+                                          query: .plain, dataNode: oldNode, newDataNode: newNode)
+                    granted = RuleEvaluator(scope: scope).grants(write)
                 }
-                let next = here.child(path.keys[depth].stringValue)
-                if let name = next?.binding { wildcards[name] = path.keys[depth].stringValue }
-                location = next?.location
-            } else {
-                guard validateSubtree(here, path: levelPath, wildcards: wildcards, before: before, after: after, auth: auth, now: now) else {
-                    return false
+                return granted && validateSubtree(location, path: levelPath, wildcards: wildcards, oldNode: oldNode, newNode: newNode,
+                                                  before: before, after: after, auth: auth, now: now)
+            }
+            let needsValidate = location.validate != nil && !newNode.isEmpty && validatedAbove?.contains(levelPath) != true
+            if (!granted && location.write != nil) || needsValidate {
+                let evaluator = RuleEvaluator(scope: RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath,
+                                                               wildcards: wildcards, query: .plain, dataNode: oldNode, newDataNode: newNode))
+                if !granted, let write = location.write, evaluator.grants(write) { granted = true }
+                if needsValidate, let validate = location.validate {
+                    guard evaluator.grants(validate) else { return false }
+                    validatedAbove?.insert(levelPath)
                 }
             }
+            let key = path.keys[levelPath.depth]
+            guard let next = location.child(key.stringValue) else { return granted }
+            if let name = next.binding { wildcards.append((name, key.stringValue)) }
+            location = next.location
+            levelPath = levelPath.child(key)
+            oldNode = oldNode.immediateChild(key)
+            newNode = newNode.immediateChild(key)
         }
-        return granted
     }
 
     /// Runs the `.validate` rules of `location` and of every rule location below it that the new
     /// data reaches.
-    private func validateSubtree(_ location: RuleLocation, path: TreePath, wildcards: [String: String],
+    private func validateSubtree(_ location: RuleLocation, path: TreePath, wildcards: WildcardValues, oldNode: Node, newNode: Node,
                                  before: Node, after: Node, auth: Node?, now: Double) -> Bool {
-        let node = after.child(at: path)
-        guard !node.isEmpty else { return true }
+        guard !newNode.isEmpty else { return true }
         if let validate = location.validate {
-            let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: path, wildcards: wildcards, query: .plain)
+            let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: path, wildcards: wildcards, query: .plain,
+                                  dataNode: oldNode, newDataNode: newNode)
             guard RuleEvaluator(scope: scope).grants(validate) else { return false }
         }
         guard !location.children.isEmpty || location.wildcard != nil else { return true }
-        for (key, _) in node.children {
+        for (key, child) in newNode.children {
             guard let next = location.child(key.stringValue) else { continue }
             var inner = wildcards
-            if let name = next.binding { inner[name] = key.stringValue }
-            guard validateSubtree(next.location, path: path.child(key), wildcards: inner, before: before, after: after, auth: auth, now: now) else {
+            if let name = next.binding { inner.append((name, key.stringValue)) }
+            guard validateSubtree(next.location, path: path.child(key), wildcards: inner, oldNode: oldNode.immediateChild(key),
+                                  newNode: child, before: before, after: after, auth: auth, now: now) else {
                 return false
             }
         }

@@ -1,19 +1,41 @@
 import CoreTree
 
-/// Everything a rule can see while it is evaluated at one location.
-struct RuleScope {
+/// The `$wildcard` values bound on the way to a location, outermost first: a short list, cheaper
+/// to extend per level than a dictionary.
+typealias WildcardValues = [(name: String, value: String)]
+
+/// Everything a rule can see while it is evaluated at one location. A class: the evaluator passes
+/// one reference around instead of copying the trees and tables it holds.
+final class RuleScope {
     /// The `auth` variable: nil when unauthenticated.
     let auth: Node?
     let now: Double
-    /// The data before the operation.
-    let root: Node
-    /// The data as it would be after a write (nil for reads).
-    let newRoot: Node?
-    /// The rule's location.
-    let path: TreePath
+    /// `root`: the data before the operation.
+    let root: RuleSnapshot
+    /// `data`: the rule's location before the operation.
+    let data: RuleSnapshot
+    /// `newData`: the location as it would be after a write (`data` for reads).
+    let newData: RuleSnapshot
     /// The `$wildcard` values of the location (names with their `$`).
-    let wildcards: [String: String]
+    let wildcards: WildcardValues
     let query: RuleQuery
+
+    /// A scope at `path`; `dataNode` and `newDataNode`, when the caller has them, save walking
+    /// the trees from their roots.
+    init(auth: Node?, now: Double, root: Node, newRoot: Node?, path: TreePath, wildcards: WildcardValues, query: RuleQuery,
+         dataNode: Node? = nil, newDataNode: Node? = nil) {
+        self.auth = auth
+        self.now = now
+        self.root = RuleSnapshot(tree: root, path: .root, node: root)
+        data = RuleSnapshot(tree: root, path: path, node: dataNode ?? root.child(at: path))
+        if let newRoot {
+            newData = RuleSnapshot(tree: newRoot, path: path, node: newDataNode ?? newRoot.child(at: path))
+        } else {
+            newData = data
+        }
+        self.wildcards = wildcards
+        self.query = query
+    }
 }
 
 /// Evaluates a checked expression tree. A runtime error (a method on null, arithmetic on a string,
@@ -42,7 +64,7 @@ struct RuleEvaluator {
         case .variable(let variable):
             return variableValue(variable)
         case .wildcard(let name):
-            guard let value = scope.wildcards[name] else { throw fail("\(name) has no value here") }
+            guard let value = scope.wildcards.last(where: { $0.name == name })?.value else { throw fail("\(name) has no value here") }
             return .string(value)
         case .member(let target, let name):
             return try member(try value(target), name)
@@ -110,9 +132,9 @@ struct RuleEvaluator {
     private func variableValue(_ variable: RuleVariable) -> RuleValue {
         switch variable {
         case .auth: scope.auth.map { RuleValue.object($0) } ?? .null
-        case .root: .snapshot(RuleSnapshot(tree: scope.root, path: .root))
-        case .data: .snapshot(RuleSnapshot(tree: scope.root, path: scope.path))
-        case .newData: .snapshot(RuleSnapshot(tree: scope.newRoot ?? scope.root, path: scope.path))
+        case .root: .snapshot(scope.root)
+        case .data: .snapshot(scope.data)
+        case .newData: .snapshot(scope.newData)
         case .now: .number(scope.now)
         case .query: .null  // only its properties are ever read (checked at parse time)
         }
@@ -147,10 +169,11 @@ struct RuleEvaluator {
     private func snapshotMethod(_ snapshot: RuleSnapshot, _ method: SnapshotMethod, _ arguments: [RuleNode]) throws(RuleEvaluationError) -> RuleValue {
         switch method {
         case .child:
-            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: snapshot.path.appending(try path(try value(arguments[0])))))
+            let relative = try path(try value(arguments[0]))
+            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: snapshot.path.appending(relative), node: snapshot.node.child(at: relative)))
         case .parent:
             guard let parent = snapshot.path.parent else { throw fail("the root has no parent") }
-            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: parent))
+            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: parent, node: snapshot.tree.child(at: parent)))
         case .hasChild:
             return .bool(!snapshot.node.child(at: try path(try value(arguments[0]))).isEmpty)
         case .hasChildren:

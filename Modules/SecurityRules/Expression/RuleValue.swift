@@ -57,6 +57,6 @@ enum RuleValue: Sendable {
 struct RuleSnapshot: Sendable {
     let tree: Node
     let path: TreePath
-
-    var node: Node { tree.child(at: path) }
+    /// The node at `path` in `tree`.
+    let node: Node
 }
