@@ -225,7 +225,7 @@ let package = Package(
         .target(
             name: "RealtimeServer",
             dependencies: [
-                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol",
+                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 public import QueryEngine
 import Persistence
+public import SecurityRules
 
 /// One namespace's database: the whole tree in memory, its listeners, and the pipeline that makes
 /// writes durable before they are acknowledged.
@@ -29,6 +30,11 @@ public actor NamespaceDatabase {
     private var isClosed = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var pushIDs = PushIDGenerator()
+    /// The security rules every non-admin request is judged by.
+    private var rules: RuleSet
+    /// Why the stored rules could not be used when the namespace opened (it then denies everyone
+    /// but administrators until new rules are installed).
+    public nonisolated let rulesProblemAtOpen: RulesError?
 
     private struct PendingWrite: Sendable {
         var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
@@ -41,13 +47,33 @@ public actor NamespaceDatabase {
     /// Opens the namespace over `store`, loading its tree.
     ///
     /// - Parameter clock: the server time in milliseconds since the Unix epoch.
-    public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock) throws {
+    ///   - defaultRules: the rules document to install when the namespace has none stored; without
+    ///     it, a namespace with no stored rules is open to everyone (the server allows that only
+    ///     when it listens on loopback addresses alone).
+    /// - Throws: the store's errors, or ``RulesError`` when `defaultRules` does not compile.
+    public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
+                defaultRules: String? = nil) throws {
         self.name = name
         self.store = store
         self.clock = clock
         self.commitQueue = DispatchQueue(label: "rtdb.commit.\(name)")
         root = try store.load()
         durableRoot = root
+        var problem: RulesError?
+        if let stored = try store.setting(named: "rules") {
+            do {
+                rules = try RuleSet(parsing: String(decoding: stored, as: UTF8.self))
+            } catch {
+                rules = .everywhere(read: false, write: false)
+                problem = error
+            }
+        } else if let defaultRules {
+            rules = try RuleSet(parsing: defaultRules)
+            try store.saveSetting(named: "rules", Array(defaultRules.utf8))
+        } else {
+            rules = .everywhere(read: true, write: true)
+        }
+        rulesProblemAtOpen = problem
     }
 
     /// Milliseconds since the Unix epoch from the system clock.
@@ -59,17 +85,34 @@ public actor NamespaceDatabase {
     // MARK: - Reads and listens
 
     /// The data at `path`, filtered by `params`.
-    public func read(_ path: TreePath, params: QueryParams = .default) -> Node {
-        params.filtered(root.child(at: path))
+    ///
+    /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it.
+    public func read(_ path: TreePath, params: QueryParams = .default, as caller: Caller) throws(ServerError) -> Node {
+        try authorizeRead(path, params: params, as: caller)
+        return params.filtered(root.child(at: path))
+    }
+
+    /// Throws `permissionDenied` unless `caller` may read `path` with `params`.
+    public func authorizeRead(_ path: TreePath, params: QueryParams, as caller: Caller) throws(ServerError) {
+        guard mayRead(path, params: params, as: caller) else { throw ServerError(.permissionDenied, "Permission denied") }
+    }
+
+    private func mayRead(_ path: TreePath, params: QueryParams, as caller: Caller) -> Bool {
+        guard case .user(let auth) = caller else { return true }
+        if path.firstKey == .info { return true }
+        return rules.canRead(path, root: root, auth: auth, now: Double(clock()), query: RuleQuery(params))
     }
 
     /// Starts a listen and sends its first update (the current data, filtered) to `subscriber`,
     /// unless `knownHash` shows the subscriber already has exactly that data.
     ///
     /// - Returns: the current data the listen selects.
+    /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it;
+    ///   nothing is registered then.
     @discardableResult
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
-                       knownHash: String? = nil) -> Node {
+                       knownHash: String? = nil, as caller: Caller) throws(ServerError) -> Node {
+        try authorizeRead(path, params: params, as: caller)
         let data: Node
         if params.loadsAllData {
             listeners.add(.init(subscriber: subscriber, tag: tag), at: path)
@@ -101,7 +144,10 @@ public actor NamespaceDatabase {
 
     /// Applies a write and calls `completion` once it is durable (or refused, or failed).
     /// Completions of durable writes come in the order the writes were submitted.
-    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil,
+    ///
+    /// A write `caller` may not make under the rules fails with `permissionDenied` and changes
+    /// nothing.
+    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil, as caller: Caller,
                        completion: @escaping @Sendable (WriteResult) -> Void) {
         guard !isClosed else {
             completion(.failed(ServerError(.unavailable, "The namespace \(name) is closing.")))
@@ -135,6 +181,11 @@ public actor NamespaceDatabase {
             }
             root = root.updatingChild(at: path, to: resolved)
             changed = [path]
+            guard mayWrite(changed, before: old, as: caller, now: serverTime) else {
+                root = old
+                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
+                return
+            }
             deliveries = overwriteDeliveries(at: path, old: old)
         case .update(let path, let children):
             var resolved: [(path: TreePath, node: Node)] = []
@@ -150,6 +201,11 @@ public actor NamespaceDatabase {
             }
             for child in resolved { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
             changed = resolved.map { path.appending($0.path) }
+            guard mayWrite(changed, before: old, as: caller, now: serverTime) else {
+                root = old
+                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
+                return
+            }
             deliveries = mergeDeliveries(at: path, children: resolved, old: old)
         }
         let write = PendingWrite(
@@ -160,10 +216,43 @@ public actor NamespaceDatabase {
     }
 
     /// Applies a write and waits until it is durable (or refused, or failed).
-    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil) async -> WriteResult {
+    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil, as caller: Caller) async -> WriteResult {
         await withCheckedContinuation { continuation in
-            submit(operation, condition: condition) { continuation.resume(returning: $0) }
+            submit(operation, condition: condition, as: caller) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Whether the rules let `caller` change `paths`, turning `before` into the current tree.
+    private func mayWrite(_ paths: [TreePath], before: Node, as caller: Caller, now: Int64) -> Bool {
+        guard case .user(let auth) = caller else { return true }
+        return rules.canWrite(paths, before: before, after: root, auth: auth, now: Double(now))
+    }
+
+    /// Whether the rules would let `caller` make `operation` now (without making it): the check
+    /// an onDisconnect write gets when it is registered.
+    public func mayWrite(_ operation: WriteOperation, as caller: Caller) -> Bool {
+        guard case .user(let auth) = caller else { return true }
+        let serverTime = clock()
+        var after = root
+        var changed: [TreePath] = []
+        do {
+            switch operation {
+            case .set(let path, let node):
+                after = after.updatingChild(at: path, to: try ServerValue.resolve(node, existing: root.child(at: path), serverTime: serverTime, at: path))
+                changed = [path]
+            case .update(let path, let children):
+                for child in children {
+                    let location = path.appending(child.path)
+                    after = after.updatingChild(at: location, to: try ServerValue.resolve(child.node, existing: root.child(at: location), serverTime: serverTime, at: location))
+                    changed.append(location)
+                }
+            }
+        } catch {
+            // A server value that cannot resolve against today's data (an increment that would
+            // overflow) is not a question for the rules; the write is judged again when it runs.
+            return true
+        }
+        return rules.canWrite(changed, before: root, after: after, auth: auth, now: Double(serverTime))
     }
 
     /// A new push id made with the server clock.
@@ -328,8 +417,21 @@ public actor NamespaceDatabase {
     /// The security rules JSON stored for this namespace, or `nil`.
     public nonisolated func storedRules() throws -> [UInt8]? { try store.setting(named: "rules") }
 
-    /// Stores the security rules JSON durably.
-    public nonisolated func saveRules(_ json: [UInt8]) throws { try store.saveSetting(named: "rules", json) }
+    /// The rules in force, as installed (comments kept).
+    public var rulesSource: String { rules.source }
+
+    /// The rules in force as strict JSON.
+    public var rulesStrictJSON: String { rules.strictJSON }
+
+    /// Compiles `text`, stores it durably and judges every later request by it.
+    ///
+    /// - Throws: ``RulesError`` (with its line and column) when `text` does not compile, or the
+    ///   store's error when it cannot be saved; the rules in force stay as they were.
+    public func installRules(_ text: String) throws {
+        let compiled = try RuleSet(parsing: text)
+        try store.saveSetting(named: "rules", Array(text.utf8))
+        rules = compiled
+    }
 
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
     public func close() async throws {

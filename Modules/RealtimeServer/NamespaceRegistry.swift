@@ -162,9 +162,10 @@ actor NamespaceRegistry {
                 do {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                     let store = try EmbeddedServerStore(store: try backend.open(directory))
-                    let database = try NamespaceDatabase(name: name, store: store)
-                    if let rules, try database.storedRules() == nil {
-                        try database.saveRules(Array(rules.utf8))
+                    let database = try NamespaceDatabase(name: name, store: store, defaultRules: rules)
+                    if let problem = database.rulesProblemAtOpen {
+                        logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
+                                     metadata: ["namespace": "\(name)", "error": "\(problem)"])
                     }
                     logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(backend.name)"])
                     continuation.resume(returning: database)

@@ -1,9 +1,10 @@
 import CoreTree
 
 /// The writes a connection asked to run when it ends (`o`, `om`), in the order given, minus the
-/// ones cancelled (`oc`) or overwritten, with the bytes they hold.
+/// ones cancelled (`oc`) or overwritten, with the bytes they hold and the caller that registered
+/// them (whose rights the rules check again when they run).
 struct OnDisconnectQueue {
-    private(set) var operations: [(operation: WriteOperation, bytes: Int)] = []
+    private(set) var operations: [(operation: WriteOperation, caller: Caller, bytes: Int)] = []
     /// The bytes held, as the requests were sent.
     private(set) var bytes = 0
 
@@ -11,7 +12,7 @@ struct OnDisconnectQueue {
     ///
     /// A set replaces the queued writes at its path and below, which it would overwrite when the
     /// queue runs, so a client re-registering the same write holds it once.
-    mutating func add(_ operation: WriteOperation, bytes size: Int, limit: Int) -> Bool {
+    mutating func add(_ operation: WriteOperation, as caller: Caller, bytes size: Int, limit: Int) -> Bool {
         let replaces: (WriteOperation) -> Bool = { queued in
             if case .set = operation { return operation.path.contains(queued.path) }
             return false
@@ -19,7 +20,7 @@ struct OnDisconnectQueue {
         let freed = operations.reduce(0) { $0 + (replaces($1.operation) ? $1.bytes : 0) }
         guard bytes - freed + size <= limit else { return false }
         remove(where: replaces)
-        operations.append((operation, size))
+        operations.append((operation, caller, size))
         bytes += size
         return true
     }
@@ -38,11 +39,11 @@ struct OnDisconnectQueue {
     }
 
     /// Hands out the operations once; the queue is empty afterwards.
-    mutating func takeAll() -> [WriteOperation] {
+    mutating func takeAll() -> [(operation: WriteOperation, caller: Caller)] {
         defer {
             operations = []
             bytes = 0
         }
-        return operations.map(\.operation)
+        return operations.map { ($0.operation, $0.caller) }
     }
 }

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import QueryEngine
+import SecurityRules
 import SyncProtocol
 
 /// The REST API: `GET`/`PUT`/`PATCH`/`POST`/`DELETE` on `/<path>.json`, query parameters, ETags,
@@ -21,20 +22,6 @@ struct RESTResponder: HTTPResponder {
     /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
     static let maxBodyBytes = 256 * 1024 * 1024
     static let defaultRules = "{\"rules\":{\".read\":true,\".write\":true}}"
-
-    /// Whether `text` is a JSON object with an object member `rules`.
-    static func isRulesDocument(_ text: String) -> Bool {
-        (try? JSONReader.read(text) { reader throws(CoreTreeError) -> Bool in
-            guard try reader.peek() == .object else { return false }
-            var hasRules = false
-            try reader.beginObject()
-            while let key = try reader.nextKey() {
-                if key == "rules" { hasRules = try reader.peek() == .object }
-                try reader.skipValue()
-            }
-            return hasRules
-        }) ?? false
-    }
 
     func respond(to request: Request, context: Context) async throws -> Response {
         do {
@@ -79,8 +66,10 @@ struct RESTResponder: HTTPResponder {
         // An event stream holds the lease until it ends; any other request until it is answered.
         let streams = method == .get && pathText != "/.settings/rules" && RESTResponder.asksForEventStream(request)
         do {
+            // Until token verification lands, every credential but the administrator's is unauthenticated.
+            let caller: Caller = isAdmin ? .admin : .anonymous
             let response = try await handle(
-                request, method: method, query: query, pathText: pathText, database: database, isAdmin: isAdmin, channel: channel)
+                request, method: method, query: query, pathText: pathText, database: database, caller: caller, channel: channel)
             if !streams { await registry.release(database) }
             return response
         } catch {
@@ -92,10 +81,10 @@ struct RESTResponder: HTTPResponder {
     /// Answers a request on a leased namespace.
     private func handle(
         _ request: Request, method: HTTPRequest.Method, query: [String: String], pathText: String, database: NamespaceDatabase,
-        isAdmin: Bool, channel: any Channel
+        caller: Caller, channel: any Channel
     ) async throws -> Response {
         if pathText == "/.settings/rules" {
-            return try await rules(method: method, request: request, database: database, isAdmin: isAdmin)
+            return try await rules(method: method, request: request, query: query, database: database, isAdmin: caller == .admin)
         }
         let path: TreePath
         do {
@@ -115,9 +104,10 @@ struct RESTResponder: HTTPResponder {
         case .get:
             let params = try RESTQuery.params(query)
             if RESTResponder.asksForEventStream(request) {
-                return await stream(database: database, path: path, params: params, channel: channel)
+                try await database.authorizeRead(path, params: params, as: caller)
+                return await stream(database: database, path: path, params: params, caller: caller, channel: channel)
             }
-            var data = await database.read(path, params: params)
+            var data = try await database.read(path, params: params, as: caller)
             let etag = RESTResponder.etag(data)
             if let expected = request.headers[.ifNoneMatch], expected == etag {
                 return Response(status: .notModified, headers: [.eTag: etag])
@@ -136,14 +126,14 @@ struct RESTResponder: HTTPResponder {
         case .put, .delete:
             let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
             let condition = try RESTResponder.condition(request)
-            let result = await database.write(.set(path: path, node: node), condition: condition)
+            let result = await database.write(.set(path: path, node: node), condition: condition, as: caller)
             return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
         case .patch:
             let children = try await RESTResponder.body(request).parseUpdate()
             if children.isEmpty {
                 return RESTResponder.json("{}", silent: silent)
             }
-            let result = await database.write(.update(path: path, children: children))
+            let result = await database.write(.update(path: path, children: children), as: caller)
             switch result {
             case .committed(let value):
                 let echo = Node(children: children.map { (key: ChildKey($0.path.relativeForm), value: value.child(at: $0.path)) })
@@ -154,7 +144,7 @@ struct RESTResponder: HTTPResponder {
         case .post:
             let node = try await RESTResponder.body(request).parseNode()
             let name = await database.nextPushID()
-            let result = await database.write(.set(path: path.child(ChildKey(name)), node: node))
+            let result = await database.write(.set(path: path.child(ChildKey(name)), node: node), as: caller)
             if case .committed = result {
                 return RESTResponder.json("{\"name\":\(ServerMessage.quoted(name))}", silent: silent)
             }
@@ -166,18 +156,21 @@ struct RESTResponder: HTTPResponder {
 
     // MARK: - Rules
 
-    private func rules(method: HTTPRequest.Method, request: Request, database: NamespaceDatabase, isAdmin: Bool) async throws -> Response {
+    private func rules(method: HTTPRequest.Method, request: Request, query: [String: String], database: NamespaceDatabase,
+                       isAdmin: Bool) async throws -> Response {
         guard isAdmin else { throw ServerError(.permissionDenied, "Permission denied") }
         switch method {
         case .get:
+            if query["format"] == "strict" { return RESTResponder.json(await database.rulesStrictJSON) }
             let stored = try database.storedRules().map { String(decoding: $0, as: UTF8.self) }
             return RESTResponder.json(stored ?? RESTResponder.defaultRules)
         case .put:
             let body = try await RESTResponder.body(request)
-            guard RESTResponder.isRulesDocument(String(decoding: body.bytes, as: UTF8.self)) else {
-                throw ServerError(.invalidArgument, "Rules must be a JSON object of the form {\"rules\": {…}}.")
+            do {
+                try await database.installRules(String(decoding: body.bytes, as: UTF8.self))
+            } catch let error as RulesError {
+                throw ServerError(.invalidArgument, "The rules were not installed: \(error)")
             }
-            try database.saveRules(body.bytes)
             return RESTResponder.json("{\"status\":\"ok\"}")
         default:
             throw ServerError(.invalidArgument, "/.settings/rules.json supports GET and PUT.")
@@ -189,7 +182,7 @@ struct RESTResponder: HTTPResponder {
     /// An event stream: the listen's updates as `put`/`patch` events until the client goes away
     /// (noticed at once, by ``ClientGoneHandler``), the stream is cancelled, or the client reads
     /// too slowly for the outbox's caps. Then the listen is removed and the queue freed.
-    private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams, channel: any Channel) async -> Response {
+    private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams, caller: Caller, channel: any Channel) async -> Response {
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) { [logger] in
             logger.warning("ending an event stream whose client reads too slowly", metadata: ["namespace": "\(database.name)"])
             channel.close(promise: nil)
@@ -218,7 +211,12 @@ struct RESTResponder: HTTPResponder {
         }
         let watcher = ClientGoneHandler { subscriber.close() }
         channel.pipeline.addHandler(watcher, position: .first).whenFailure { _ in subscriber.close() }
-        await database.listen(subscriber, path: path, params: params, tag: nil)
+        do {
+            try await database.listen(subscriber, path: path, params: params, tag: nil, as: caller)
+        } catch {
+            // The rules changed between the check and the listen: the stream says so and ends.
+            subscriber.end(event: "cancel", data: "null")
+        }
         let body = ResponseBody(asyncSequence: subscriber.events.map { text in
             outbox.didWrite(text)
             return ByteBuffer(string: text)

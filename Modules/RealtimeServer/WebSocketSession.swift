@@ -41,6 +41,10 @@ struct WebSocketSession {
     /// Whether the client authenticated as the administrator (`owner` on a loopback server).
     private(set) var isAdmin = false
 
+    /// Who the rules see making this connection's requests. Until token verification lands,
+    /// every credential but the administrator's is treated as unauthenticated.
+    private var caller: Caller { isAdmin ? .admin : .anonymous }
+
     private struct ListenKey: Hashable {
         let path: TreePath
         let query: String
@@ -126,11 +130,17 @@ struct WebSocketSession {
                     message: "This connection holds \(limits.maxListens) listens, the most the server allows; remove one first."))
                 return
             }
-            if let old = listens[key] {
+            if let old = listens.removeValue(forKey: key) {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
             }
+            do {
+                try await database.listen(subscriber, path: path, params: params, tag: tag, knownHash: hash, as: caller)
+            } catch {
+                listens[key] = nil
+                outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
+                return
+            }
             listens[key] = (path, params, tag)
-            await database.listen(subscriber, path: path, params: params, tag: tag, knownHash: hash)
             outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: "{}"))
         case .unlisten(let path, let query, let tag):
             guard let params = parseQuery(query, number: number) else { return }
@@ -151,8 +161,12 @@ struct WebSocketSession {
             outbox.enqueue(ServerMessage.reply(number, status: .ok))
         case .get(let path, let query):
             guard let params = parseQuery(query, number: number) else { return }
-            let data = await database.read(path, params: params)
-            outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: data.jsonString(format: .export)))
+            do {
+                let data = try await database.read(path, params: params, as: caller)
+                outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: data.jsonString(format: .export)))
+            } catch {
+                outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
+            }
         case .auth(let credential, _, _):
             self.credential = credential
             isAdmin = ownerTokenAllowed && credential == "owner"
@@ -177,7 +191,7 @@ struct WebSocketSession {
 
     private func submit(_ operation: WriteOperation, condition: WriteCondition?, number: Int) async {
         let outbox = self.outbox
-        await database.submit(operation, condition: condition) { result in
+        await database.submit(operation, condition: condition, as: caller) { result in
             switch result {
             case .committed:
                 outbox.enqueue(ServerMessage.reply(number, status: .ok))
@@ -200,7 +214,11 @@ struct WebSocketSession {
             outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             return
         }
-        guard onDisconnect.add(operation, bytes: size, limit: limits.maxOnDisconnectBytes) else {
+        guard await database.mayWrite(operation, as: caller) else {
+            outbox.enqueue(ServerMessage.reply(number, status: .permissionDenied, message: "Permission denied"))
+            return
+        }
+        guard onDisconnect.add(operation, as: caller, bytes: size, limit: limits.maxOnDisconnectBytes) else {
             outbox.enqueue(ServerMessage.reply(
                 number, status: .tooBig,
                 message: "This connection's onDisconnect writes would pass \(limits.maxOnDisconnectBytes) bytes, the most the server holds; nothing was registered."))
@@ -220,8 +238,9 @@ struct WebSocketSession {
         listens = [:]
         let operations = onDisconnect.takeAll()
         let logger = self.logger
-        for operation in operations {
-            await database.submit(operation) { result in
+        for (operation, caller) in operations {
+            // Judged again as it runs: a write the rules no longer allow is dropped and logged.
+            await database.submit(operation, as: caller) { result in
                 if case .failed(let error) = result {
                     logger.warning("onDisconnect write failed", metadata: ["path": "\(operation.path)", "error": "\(error)"])
                 }

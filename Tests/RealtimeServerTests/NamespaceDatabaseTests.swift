@@ -45,7 +45,7 @@ struct NamespaceDatabaseTests {
         let database = try NamespaceDatabase(name: "g", store: store)
         let results = await withTaskGroup(of: WriteResult.self) { group in
             for index in 0..<100 {
-                group.addTask { await database.write(.set(path: TreePath(unchecked: "items/\(index)"), node: Node(.number(Double(index))))) }
+                group.addTask { await database.write(.set(path: TreePath(unchecked: "items/\(index)"), node: Node(.number(Double(index)))), as: .admin) }
             }
             return await group.reduce(into: [WriteResult]()) { $0.append($1) }
         }
@@ -58,17 +58,17 @@ struct NamespaceDatabaseTests {
     func failedSyncRollsBack() async throws {
         let store = SlowStore()
         let database = try NamespaceDatabase(name: "r", store: store)
-        _ = await database.write(.set(path: TreePath(unchecked: "v"), node: Node(.string("durable"))))
+        _ = await database.write(.set(path: TreePath(unchecked: "v"), node: Node(.string("durable"))), as: .admin)
         let listener = RecordingSubscriber()
-        await database.listen(listener, path: TreePath(unchecked: "v"), params: .default, tag: nil)
+        try await database.listen(listener, path: TreePath(unchecked: "v"), params: .default, tag: nil, as: .admin)
         store.failNextCommit()
-        let result = await database.write(.set(path: TreePath(unchecked: "v"), node: Node(.string("lost"))))
+        let result = await database.write(.set(path: TreePath(unchecked: "v"), node: Node(.string("lost"))), as: .admin)
         guard case .failed(let error) = result else {
             Issue.record("expected a failure, got \(result)")
             return
         }
         #expect(error.code == .storageFailed)
-        #expect(await database.read(TreePath(unchecked: "v")) == Node(.string("durable")))
+        #expect(try await database.read(TreePath(unchecked: "v"), as: .admin) == Node(.string("durable")))
         let last = try #require(listener.received.last)
         guard case .overwrite(let node) = last.change else {
             Issue.record("expected an overwrite")
@@ -82,11 +82,11 @@ struct NamespaceDatabaseTests {
     func replacementsForRemovals() async throws {
         let store = SlowStore()
         let database = try NamespaceDatabase(name: "x", store: store)
-        _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: Node(.number(1))))
-        _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: .empty))
+        _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: Node(.number(1))), as: .admin)
+        _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: .empty), as: .admin)
         #expect(try store.load().isEmpty)
-        _ = await database.write(.set(path: TreePath(unchecked: "leaf"), node: Node(.number(2))))
-        _ = await database.write(.set(path: TreePath(unchecked: "leaf/under"), node: .empty))
+        _ = await database.write(.set(path: TreePath(unchecked: "leaf"), node: Node(.number(2))), as: .admin)
+        _ = await database.write(.set(path: TreePath(unchecked: "leaf/under"), node: .empty), as: .admin)
         #expect(try store.load().child(at: TreePath(unchecked: "leaf")) == Node(.number(2)))
     }
 }
