@@ -160,6 +160,11 @@ public actor NamespaceDatabase {
             return
         }
         if case .hash(let expected)? = condition {
+            // The rules first: a stale answer would tell a caller who may not write what is there.
+            guard mayWrite(operation, as: caller) else {
+                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
+                return
+            }
             let current = root.child(at: operation.path)
             if current.hash != expected {
                 completion(.stale(current: current))
