@@ -1,5 +1,6 @@
 import CoreTree
 import SyncProtocol
+import QueryEngine
 
 /// Delivers listen updates to one REST event stream (`text/event-stream`) as `put` and `patch`
 /// events with paths relative to the listened location, in the REST API's plain JSON.
@@ -23,6 +24,11 @@ final class EventStreamSubscriber: DataSubscriber {
         case .merge:
             emit(event: "patch", data: "{\"path\":\(path),\"data\":\(update.payload.plainForm)}")
         }
+    }
+
+    /// The rules no longer let the client read the location: a `cancel` event ends the stream.
+    func revoked(path: TreePath, params: QueryParams, tag: Int?) {
+        end(event: "cancel", data: "null")
     }
 
     /// Sends the periodic `keep-alive` event.

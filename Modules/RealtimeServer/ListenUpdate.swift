@@ -1,6 +1,7 @@
 public import CoreTree
 import Synchronization
 import SyncProtocol
+public import QueryEngine
 
 /// A change of data a listener must hear about: an overwrite at a path, or a merge of children
 /// below a path. The JSON of the data is made once per format and shared by every listener that
@@ -72,4 +73,13 @@ public final class EncodedPayload: Sendable {
 public protocol DataSubscriber: AnyObject, Sendable {
     /// A change at a location this subscriber listens to.
     func send(_ update: ListenUpdate)
+
+    /// The listen at `path` with `params` and `tag` was removed because the caller may no longer read it
+    /// (the rules changed).
+    func revoked(path: TreePath, params: QueryParams, tag: Int?)
+}
+
+extension DataSubscriber {
+    /// Ignores the revocation (for subscribers with no client to tell).
+    public func revoked(path: TreePath, params: QueryParams, tag: Int?) {}
 }

@@ -32,6 +32,23 @@ public actor NamespaceDatabase {
     private var pushIDs = PushIDGenerator()
     /// The security rules every non-admin request is judged by.
     private var rules: RuleSet
+    /// The listens users hold, with their `auth`, judged again when the rules change.
+    private var userListens: [UserListenKey: UserListen] = [:]
+
+    private struct UserListenKey: Hashable {
+        let subscriber: ObjectIdentifier
+        let path: TreePath
+        let query: String
+        let tag: Int?
+    }
+
+    private struct UserListen {
+        let subscriber: any DataSubscriber
+        let path: TreePath
+        let params: QueryParams
+        let tag: Int?
+        let auth: Node?
+    }
     /// Why the stored rules could not be used when the namespace opened (it then denies everyone
     /// but administrators until new rules are installed).
     public nonisolated let rulesProblemAtOpen: RulesError?
@@ -113,6 +130,10 @@ public actor NamespaceDatabase {
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
                        knownHash: String? = nil, as caller: Caller) throws(ServerError) -> Node {
         try authorizeRead(path, params: params, as: caller)
+        if case .user(let auth) = caller {
+            let key = UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)
+            userListens[key] = UserListen(subscriber: subscriber, path: path, params: params, tag: tag, auth: auth)
+        }
         let data: Node
         if params.loadsAllData {
             listeners.add(.init(subscriber: subscriber, tag: tag), at: path)
@@ -131,6 +152,7 @@ public actor NamespaceDatabase {
     /// Stops a listen; returns whether it existed.
     @discardableResult
     public func unlisten(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?) -> Bool {
+        userListens[UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)] = nil
         if params.loadsAllData {
             return listeners.remove(subscriber: subscriber, tag: tag, at: path)
         }
@@ -436,6 +458,19 @@ public actor NamespaceDatabase {
         let compiled = try RuleSet(parsing: text)
         try store.saveSetting(named: "rules", Array(text.utf8))
         rules = compiled
+        revokeListensNoLongerAllowed()
+    }
+
+    /// Removes every user listen the rules no longer allow and tells its subscriber (a `c` push,
+    /// a `cancel` event).
+    private func revokeListensNoLongerAllowed() {
+        let now = Double(clock())
+        for (key, listen) in userListens
+        where !rules.canRead(listen.path, root: root, auth: listen.auth, now: now, query: RuleQuery(listen.params)) {
+            userListens[key] = nil
+            unlisten(listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag)
+            listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag)
+        }
     }
 
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.

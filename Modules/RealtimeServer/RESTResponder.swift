@@ -217,10 +217,17 @@ struct RESTResponder: HTTPResponder {
             // The rules changed between the check and the listen: the stream says so and ends.
             subscriber.end(event: "cancel", data: "null")
         }
-        let body = ResponseBody(asyncSequence: subscriber.events.map { text in
-            outbox.didWrite(text)
-            return ByteBuffer(string: text)
-        })
+        let events = subscriber.events
+        let body = ResponseBody { writer in
+            for await text in events {
+                try await writer.write(ByteBuffer(string: text))
+                outbox.didWrite(text)
+            }
+            try await writer.finish(nil)
+            // The stream ended (a cancel, the shutdown's last event, a slow reader): the
+            // connection ends with it, after what was written, as Firebase's does.
+            RawHTTPResponse.closeGently(channel)
+        }
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],

@@ -3,12 +3,28 @@ import Foundation
 import Logging
 import QueryEngine
 import SyncProtocol
+import Synchronization
 
 /// Delivers listen updates to one WebSocket connection as protocol pushes.
 final class ConnectionSubscriber: DataSubscriber {
     let outbox: Outbox
+    /// Listens the namespace revoked, for the session to forget (identified as it keys them).
+    private let revocations = Mutex<[(path: TreePath, query: String, tag: Int?)]>([])
 
     init(outbox: Outbox) { self.outbox = outbox }
+
+    func revoked(path: TreePath, params: QueryParams, tag: Int?) {
+        revocations.withLock { $0.append((path, params.identifier, tag)) }
+        outbox.enqueue(ServerMessage.listenRevoked(path: path, queryJSON: params.isDefault ? nil : params.wireObject.jsonString(format: .export)))
+    }
+
+    /// The revocations since the last call.
+    func takeRevocations() -> [(path: TreePath, query: String, tag: Int?)] {
+        revocations.withLock { taken in
+            defer { taken = [] }
+            return taken
+        }
+    }
 
     func send(_ update: ListenUpdate) {
         switch update.change {
@@ -120,6 +136,9 @@ struct WebSocketSession {
     }
 
     private mutating func perform(_ action: ClientAction, number: Int, size: Int) async {
+        for revoked in subscriber.takeRevocations() {
+            listens[ListenKey(path: revoked.path, query: revoked.query, tag: revoked.tag)] = nil
+        }
         switch action {
         case .listen(let path, let query, let tag, let hash):
             guard let params = parseQuery(query, number: number) else { return }

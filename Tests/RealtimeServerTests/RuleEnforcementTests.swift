@@ -99,6 +99,34 @@ struct RuleEnforcementTests {
         await server.stop()
     }
 
+    @Test("new rules revoke the listens they no longer allow: a c push on WebSocket, a cancel event on a stream")
+    func rulesChangeRevokesListens() async throws {
+        let (server, base) = try await Self.start()
+        let user = WireClient(port: server.port, namespace: "rules")
+        #expect(try await user.request("q", #"{"p":"/public","h":""}"#)["s"] as? String == "ok")
+        #expect(try await user.request("q", #"{"p":"/ro","h":""}"#)["s"] as? String == "ok")
+        let admin = WireClient(port: server.port, namespace: "rules")
+        #expect(try await admin.request("auth", #"{"cred":"owner"}"#)["s"] as? String == "ok")
+        #expect(try await admin.request("q", #"{"p":"/public","h":""}"#)["s"] as? String == "ok")
+        let stream = try await EventStreamSocket(port: server.port, path: "/public", namespace: "rules")
+        let closed = #"{"rules": {"ro": {".read": true}}}"#
+        #expect(try await http("PUT", "\(base)/.settings/rules.json?ns=rules&auth=owner", body: closed).status == 200)
+        let revoked = try await user.first { ($0["d"] as? [String: Any])?["a"] as? String == "c" }
+        #expect(((revoked["d"] as? [String: Any])?["b"] as? [String: Any])?["p"] as? String == "public")
+        let tail = try await stream.readToEnd(timeout: .seconds(10))
+        #expect(tail.contains("event: cancel"), "\(tail)")
+        // The listen that is still allowed keeps its updates; the administrator's is never revoked.
+        #expect(try await http("PUT", "\(base)/ro/x.json?ns=rules&auth=owner", body: #""new""#).status == 200)
+        #expect(try await http("PUT", "\(base)/public/a.json?ns=rules&auth=owner", body: "9").status == 200)
+        _ = try await user.first { (($0["d"] as? [String: Any])?["b"] as? [String: Any])?["p"] as? String == "ro/x" }
+        _ = try await admin.first { (($0["d"] as? [String: Any])?["b"] as? [String: Any])?["p"] as? String == "public/a" }
+        let revocations = await user.pushes().filter { $0.action == "c" }
+        #expect(revocations.count == 1, "only the listen the rules no longer allow is revoked")
+        await user.close()
+        await admin.close()
+        await server.stop()
+    }
+
     @Test("the administrator (owner on loopback) is not bound by the rules")
     func adminBypasses() async throws {
         let (server, base) = try await Self.start()
