@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
+import SecurityRules
 import NIOCore
 import NIOWebSocket
 public import Persistence
@@ -72,10 +73,28 @@ public final class RealtimeServer: Service, Sendable {
     }
 
     /// Runs until cancelled or shut down gracefully, then closes every store.
+    /// The rules file must compile, and a server reachable from other machines must have one:
+    /// without rules a namespace is open to whoever can connect.
+    private func checkRules() throws {
+        if let rules = configuration.rulesJSON {
+            do {
+                _ = try RuleSet(parsing: rules)
+            } catch {
+                throw ServerError(.invalidArgument, "The rules file does not compile: \(error)")
+            }
+        } else if !configuration.isLoopbackOnly {
+            throw ServerError(.invalidArgument,
+                "Refusing to listen on \(configuration.host) without security rules: every namespace without stored rules would be open to anyone who can connect. Pass --rules FILE, or listen on a loopback address.")
+        } else {
+            logger.notice("no rules file: namespaces without stored rules are open to clients on this machine (loopback only)")
+        }
+    }
+
     public func run() async throws {
         let backend: StorageBackend
         let lock: DataDirectoryLock
         do {
+            try checkRules()
             backend = try backends.backend(named: configuration.backend)
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
         } catch {

@@ -7,10 +7,10 @@ import Testing
 /// directory another server holds stop the start with a clear error.
 @Suite("Startup checks")
 struct StartupCheckTests {
-    private static func start(directory: String) -> (RealtimeServer, Task<Void, any Error>) {
+    private static func start(directory: String, host: String = "127.0.0.1", rules: String? = nil) -> (RealtimeServer, Task<Void, any Error>) {
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory, backend: "sqlite", logLevel: .critical)
+        let configuration = ServerConfiguration(host: host, port: 0, dataDirectory: directory, backend: "sqlite", rulesJSON: rules, logLevel: .critical)
         let server = RealtimeServer(configuration: configuration, backends: TestServer.backends, logger: logger)
         return (server, Task { try await server.run() })
     }
@@ -41,5 +41,23 @@ struct StartupCheckTests {
         await #expect(throws: (any Error).self) { _ = try await server.port() }
         let error = await task.result
         #expect("\(error)".contains("cannot create the data directory"), "\(error)")
+    }
+
+    @Test("Without rules the server listens only on loopback; a rules file that does not compile stops the start, located")
+    func rulesAtStartup() async throws {
+        let directory = NSTemporaryDirectory() + "rtdb-rules-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (open, openTask) = Self.start(directory: directory, host: "0.0.0.0")
+        await #expect(throws: (any Error).self) { _ = try await open.port() }
+        #expect("\(await openTask.result)".contains("without security rules"))
+        let (bad, badTask) = Self.start(directory: directory, rules: "{\"rules\": {\".read\": \"nope\"}}")
+        await #expect(throws: (any Error).self) { _ = try await bad.port() }
+        #expect("\(await badTask.result)".contains("line 1, column"))
+        let (good, goodTask) = Self.start(directory: directory, host: "0.0.0.0", rules: #"{"rules": {".read": true}}"#)
+        let port = try await good.port()
+        #expect(try await http("GET", "http://127.0.0.1:\(port)/x.json?ns=test").status == 200)
+        #expect(try await http("PUT", "http://127.0.0.1:\(port)/x.json?ns=test", body: "1").status == 401, "the rules file applies")
+        goodTask.cancel()
+        _ = await goodTask.result
     }
 }
