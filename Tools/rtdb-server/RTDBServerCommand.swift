@@ -31,7 +31,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "The namespace of requests that name none (no ?ns=).")
     var defaultNamespace = "default"
 
-    @Option(help: "A security rules JSON file installed in namespaces that have none.")
+    @Option(help: "A security rules file installed in namespaces that have none and enforced; required to listen beyond loopback.")
     var rules: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
