@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .target(
@@ -226,6 +227,7 @@ let package = Package(
             name: "RealtimeServer",
             dependencies: [
                 "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -290,7 +292,7 @@ let package = Package(
             path: tool("rtdb-loadgen")
         ),
         // Seeded randomness shared by the test targets and the benchmarks (no product).
-        .target(name: "TestSupport", path: tests("TestSupport")),
+        .target(name: "TestSupport", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: tests("TestSupport")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",

@@ -32,7 +32,8 @@ public actor NamespaceDatabase {
     private var pushIDs = PushIDGenerator()
     /// The security rules every non-admin request is judged by.
     private var rules: RuleSet
-    /// The listens users hold, with their `auth`, judged again when the rules change.
+    /// Every listen with the caller that holds it: users' listens are judged again when the rules
+    /// or their identity change (an administrator's only when it stops being one).
     private var userListens: [UserListenKey: UserListen] = [:]
 
     private struct UserListenKey: Hashable {
@@ -47,7 +48,7 @@ public actor NamespaceDatabase {
         let path: TreePath
         let params: QueryParams
         let tag: Int?
-        let auth: Node?
+        let caller: Caller
     }
     /// Why the stored rules could not be used when the namespace opened (it then denies everyone
     /// but administrators until new rules are installed).
@@ -130,10 +131,8 @@ public actor NamespaceDatabase {
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
                        knownHash: String? = nil, as caller: Caller) throws(ServerError) -> Node {
         try authorizeRead(path, params: params, as: caller)
-        if case .user(let auth) = caller {
-            let key = UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)
-            userListens[key] = UserListen(subscriber: subscriber, path: path, params: params, tag: tag, auth: auth)
-        }
+        let key = UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)
+        userListens[key] = UserListen(subscriber: subscriber, path: path, params: params, tag: tag, caller: caller)
         let data: Node
         if params.loadsAllData {
             listeners.add(.init(subscriber: subscriber, tag: tag), at: path)
@@ -461,12 +460,26 @@ public actor NamespaceDatabase {
         revokeListensNoLongerAllowed()
     }
 
+    /// Judges `subscriber`'s listens again as `caller` (its connection authenticated anew, or its
+    /// token expired): the ones no longer allowed are revoked, the others kept under the new
+    /// identity.
+    public func reauthorize(_ subscriber: any DataSubscriber, as caller: Caller) {
+        let id = ObjectIdentifier(subscriber)
+        for (key, listen) in userListens where key.subscriber == id {
+            if mayRead(listen.path, params: listen.params, as: caller) {
+                userListens[key] = UserListen(subscriber: listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag, caller: caller)
+            } else {
+                userListens[key] = nil
+                unlisten(listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag)
+                listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag)
+            }
+        }
+    }
+
     /// Removes every user listen the rules no longer allow and tells its subscriber (a `c` push,
     /// a `cancel` event).
     private func revokeListensNoLongerAllowed() {
-        let now = Double(clock())
-        for (key, listen) in userListens
-        where !rules.canRead(listen.path, root: root, auth: listen.auth, now: now, query: RuleQuery(listen.params)) {
+        for (key, listen) in userListens where !mayRead(listen.path, params: listen.params, as: listen.caller) {
             userListens[key] = nil
             unlisten(listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag)
             listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag)

@@ -17,6 +17,7 @@ struct RESTResponder: HTTPResponder {
     let registry: NamespaceRegistry
     let configuration: ServerConfiguration
     let activity: ServerActivity
+    let verifier: TokenVerifier
     let logger: Logger
 
     /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
@@ -60,14 +61,11 @@ struct RESTResponder: HTTPResponder {
         }
         var pathText = String(rawPath.dropLast(5))
         if pathText.hasSuffix("/") { pathText.removeLast() }
-        let credential = RESTResponder.credential(request, query)
-        let isAdmin = configuration.isLoopbackOnly && credential == "owner"
+        let caller = try await RESTResponder.caller(RESTResponder.credential(request, query), query: query, verifier: verifier)
         let database = try await registry.lease(for: query["ns"])
         // An event stream holds the lease until it ends; any other request until it is answered.
         let streams = method == .get && pathText != "/.settings/rules" && RESTResponder.asksForEventStream(request)
         do {
-            // Until token verification lands, every credential but the administrator's is unauthenticated.
-            let caller: Caller = isAdmin ? .admin : .anonymous
             let response = try await handle(
                 request, method: method, query: query, pathText: pathText, database: database, caller: caller, channel: channel)
             if !streams { await registry.release(database) }
@@ -239,6 +237,27 @@ struct RESTResponder: HTTPResponder {
     /// Whether a GET asks for an event stream rather than the data.
     private static func asksForEventStream(_ request: Request) -> Bool {
         request.headers[.accept]?.contains("text/event-stream") == true
+    }
+
+    /// Who a request comes from: its credential verified (a bad or expired one is a 401 that says
+    /// why), and for administrators `auth_variable_override` (the `auth` their request is judged
+    /// as; `null` for unauthenticated).
+    private static func caller(_ credential: String?, query: [String: String], verifier: TokenVerifier) async throws -> Caller {
+        guard let credential else { return .anonymous }
+        switch await verifier.verify(credential) {
+        case .admin:
+            guard let override = query["auth_variable_override"] else { return .admin }
+            do {
+                let auth = try Node(jsonString: override)
+                return .user(auth: auth.isEmpty ? nil : auth)
+            } catch {
+                throw ServerError(.invalidArgument, "auth_variable_override must be a JSON object or null: \(error.message)")
+            }
+        case .user(let auth, _):
+            return .user(auth: auth)
+        case .invalid(let reason), .expired(let reason):
+            throw ServerError(.permissionDenied, reason)
+        }
     }
 
     private static func credential(_ request: Request, _ query: [String: String]) -> String? {

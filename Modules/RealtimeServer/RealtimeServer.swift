@@ -93,8 +93,10 @@ public final class RealtimeServer: Service, Sendable {
     public func run() async throws {
         let backend: StorageBackend
         let lock: DataDirectoryLock
+        let verifier: TokenVerifier
         do {
             try checkRules()
+            verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly)
             backend = try backends.backend(named: configuration.backend)
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
         } catch {
@@ -116,7 +118,7 @@ public final class RealtimeServer: Service, Sendable {
         let connectionLimits = ConnectionGuard.Limits(
             maxConnections: maxConnections, headerTimeout: configuration.headerTimeout, maxHeaderBytes: configuration.maxHeaderBytes)
         let listeners = Listeners(
-            registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling)
+            registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling, verifier: verifier)
         if configuration.isLoopbackOnly {
             logger.notice("admin token 'owner' is accepted: the server is bound to loopback only")
         } else {
@@ -144,6 +146,7 @@ public final class RealtimeServer: Service, Sendable {
         let limits: ConnectionGuard.Limits
         let warnings: LimitWarnings
         let descriptorCeiling: Int
+        let verifier: TokenVerifier
     }
 
     private func serve(hosts: [String], listeners: Listeners) async throws {
@@ -183,7 +186,8 @@ public final class RealtimeServer: Service, Sendable {
         let logger = self.logger
         let activity = self.activity
         let registry = listeners.registry
-        let responder = RESTResponder(registry: registry, configuration: configuration, activity: activity, logger: logger)
+        let verifier = listeners.verifier
+        let responder = RESTResponder(registry: registry, configuration: configuration, activity: activity, verifier: verifier, logger: logger)
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(
                 additionalChannelHandlers: [RequestDeadlineHandler(timeout: configuration.bodyTimeout)],
@@ -214,7 +218,7 @@ public final class RealtimeServer: Service, Sendable {
             return .upgrade([:]) { inbound, outbound, context in
                 await WebSocketConnection.serve(
                     inbound: inbound, outbound: outbound, channel: channel, database: database, host: handshakeHost,
-                    configuration: configuration, activity: activity, logger: context.logger)
+                    configuration: configuration, activity: activity, verifier: verifier, logger: context.logger)
                 await registry.release(database)
             }
         }

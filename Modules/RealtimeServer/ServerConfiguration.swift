@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var keepAliveInterval: Duration
     /// Security rules JSON to install in every namespace that has none (enforcement comes with the rules issue).
     public var rulesJSON: String?
+    /// How credentials are verified (a secret, a JWKS document); none by default.
+    public var auth = AuthConfiguration()
     /// The log level.
     public var logLevel: Logger.Level
     /// How long a new connection may take to send its first request's head (line and headers);

@@ -11,7 +11,7 @@ import SyncProtocol
 enum WebSocketConnection {
     static func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, database: NamespaceDatabase,
-        host: String, configuration: ServerConfiguration, activity: ServerActivity, logger: Logger
+        host: String, configuration: ServerConfiguration, activity: ServerActivity, verifier: TokenVerifier, logger: Logger
     ) async {
         activity.webSocketOpened()
         // At shutdown the client gets a close frame ("going away"); it reconnects with backoff.
@@ -29,7 +29,7 @@ enum WebSocketConnection {
         }
         let subscriber = ConnectionSubscriber(outbox: outbox)
         var session = WebSocketSession(
-            database: database, subscriber: subscriber, ownerTokenAllowed: configuration.isLoopbackOnly,
+            database: database, subscriber: subscriber, verifier: verifier,
             limits: .init(
                 maxListens: configuration.maxListensPerConnection,
                 maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection),

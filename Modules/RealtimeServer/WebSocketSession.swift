@@ -10,12 +10,41 @@ final class ConnectionSubscriber: DataSubscriber {
     let outbox: Outbox
     /// Listens the namespace revoked, for the session to forget (identified as it keys them).
     private let revocations = Mutex<[(path: TreePath, query: String, tag: Int?)]>([])
+    /// Counts the connection's authentications; an expiry acts only on the one it was set for.
+    private let authentication = Mutex<(generation: Int, expired: Bool)>((0, false))
 
     init(outbox: Outbox) { self.outbox = outbox }
 
     func revoked(path: TreePath, params: QueryParams, tag: Int?) {
         revocations.withLock { $0.append((path, params.identifier, tag)) }
         outbox.enqueue(ServerMessage.listenRevoked(path: path, queryJSON: params.isDefault ? nil : params.wireObject.jsonString(format: .export)))
+    }
+
+    /// A new authentication: earlier expiries no longer apply. Returns its generation.
+    func authenticated() -> Int {
+        authentication.withLock { state in
+            state.generation += 1
+            state.expired = false
+            return state.generation
+        }
+    }
+
+    /// The token of authentication `generation` expired: whether it is still the current one
+    /// (then the session falls back to unauthenticated at its next request).
+    func expire(_ generation: Int) -> Bool {
+        authentication.withLock { state in
+            guard state.generation == generation else { return false }
+            state.expired = true
+            return true
+        }
+    }
+
+    /// Whether the current authentication expired (once).
+    func takeExpiry() -> Bool {
+        authentication.withLock { state in
+            defer { state.expired = false }
+            return state.expired
+        }
     }
 
     /// The revocations since the last call.
@@ -45,21 +74,18 @@ final class ConnectionSubscriber: DataSubscriber {
 struct WebSocketSession {
     let database: NamespaceDatabase
     let subscriber: ConnectionSubscriber
-    let ownerTokenAllowed: Bool
+    let verifier: TokenVerifier
     let limits: Limits
     let logger: Logger
     private var assembler = FrameAssembler()
     private var listens: [ListenKey: (path: TreePath, params: QueryParams, tag: Int?)] = [:]
     private var onDisconnect = OnDisconnectQueue()
     private var ended = false
-    /// The credential the client authenticated with, if any (enforcement comes with rules).
-    private(set) var credential: String?
-    /// Whether the client authenticated as the administrator (`owner` on a loopback server).
-    private(set) var isAdmin = false
-
-    /// Who the rules see making this connection's requests. Until token verification lands,
-    /// every credential but the administrator's is treated as unauthenticated.
-    private var caller: Caller { isAdmin ? .admin : .anonymous }
+    /// Who the rules see making this connection's requests: set by `auth`, back to
+    /// unauthenticated by `unauth`, a rejected token, or the token's expiry.
+    private(set) var caller: Caller = .anonymous
+    /// Ends the current authentication when its token expires.
+    private var expiryTask: Task<Void, Never>?
 
     private struct ListenKey: Hashable {
         let path: TreePath
@@ -75,10 +101,10 @@ struct WebSocketSession {
         var maxOnDisconnectBytes: Int
     }
 
-    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, ownerTokenAllowed: Bool, limits: Limits, logger: Logger) {
+    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, verifier: TokenVerifier, limits: Limits, logger: Logger) {
         self.database = database
         self.subscriber = subscriber
-        self.ownerTokenAllowed = ownerTokenAllowed
+        self.verifier = verifier
         self.limits = limits
         self.logger = logger
     }
@@ -136,6 +162,7 @@ struct WebSocketSession {
     }
 
     private mutating func perform(_ action: ClientAction, number: Int, size: Int) async {
+        if subscriber.takeExpiry() { caller = .anonymous }
         for revoked in subscriber.takeRevocations() {
             listens[ListenKey(path: revoked.path, query: revoked.query, tag: revoked.tag)] = nil
         }
@@ -187,15 +214,47 @@ struct WebSocketSession {
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
         case .auth(let credential, _, _):
-            self.credential = credential
-            isAdmin = ownerTokenAllowed && credential == "owner"
-            outbox.enqueue(ServerMessage.reply(number, status: .ok))
+            switch await verifier.verify(credential) {
+            case .admin:
+                await authenticate(as: .admin, expires: nil)
+                outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: #"{"auth":null,"admin":true}"#))
+            case .user(let auth, let expires):
+                await authenticate(as: .user(auth: auth), expires: expires)
+                var reply = "{\"auth\":\(auth.child(at: "token").jsonString())"
+                if let expires { reply += ",\"expires\":\(Int64(expires.timeIntervalSince1970))" }
+                outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: reply + "}"))
+            case .invalid(let reason):
+                await authenticate(as: .anonymous, expires: nil)
+                outbox.enqueue(ServerMessage.reply(number, status: .invalidToken, message: reason))
+            case .expired(let reason):
+                await authenticate(as: .anonymous, expires: nil)
+                outbox.enqueue(ServerMessage.reply(number, status: .expiredToken, message: reason))
+            }
         case .unauth:
-            credential = nil
-            isAdmin = false
+            await authenticate(as: .anonymous, expires: nil)
             outbox.enqueue(ServerMessage.reply(number, status: .ok, message: "unauthenticated"))
         case .stats, .appCheck, .unAppCheck:
             outbox.enqueue(ServerMessage.reply(number, status: .ok))
+        }
+    }
+
+    /// Makes `caller` the connection's identity: its listens are judged again with it, and when
+    /// `expires` comes the connection gets `ac` (expired_token), acts as unauthenticated, and
+    /// loses the listens that needed the token.
+    private mutating func authenticate(as caller: Caller, expires: Date?) async {
+        expiryTask?.cancel()
+        expiryTask = nil
+        self.caller = caller
+        let generation = subscriber.authenticated()
+        await database.reauthorize(subscriber, as: caller)
+        guard let expires else { return }
+        let (subscriber, database) = (self.subscriber, self.database)
+        expiryTask = Task {
+            let delay = expires.timeIntervalSinceNow
+            if delay > 0 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            guard !Task.isCancelled, subscriber.expire(generation) else { return }
+            subscriber.outbox.enqueue(ServerMessage.authRevoked(status: .expiredToken, reason: "Auth token is expired."))
+            await database.reauthorize(subscriber, as: .anonymous)
         }
     }
 
@@ -251,6 +310,7 @@ struct WebSocketSession {
     mutating func end() async {
         guard !ended else { return }
         ended = true
+        expiryTask?.cancel()
         for (_, listen) in listens {
             await database.unlisten(subscriber, path: listen.path, params: listen.params, tag: listen.tag)
         }

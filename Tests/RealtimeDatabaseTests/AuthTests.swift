@@ -37,7 +37,7 @@ struct AuthTests {
     }
 
     @Test func writesWaitWhileTheTokenIsExpiredUntilReauth() async throws {
-        let server = try await ServerProcess.launch(backend: "memory")
+        let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments)
         defer { Task { await server.shutDown() } }
         let namespace = Clients.namespace("expired")
         let database = try Clients.make(server, namespace: namespace)

@@ -59,8 +59,10 @@ public final class ServerProcess: @unchecked Sendable {
     public let directory: String
     public private(set) var port: Int
     private var child: ChildProcess
+    private let extra: [String]
 
-    private init(backend: String, directory: String, port: Int, child: ChildProcess) {
+    private init(backend: String, directory: String, port: Int, child: ChildProcess, extra: [String]) {
+        self.extra = extra
         self.backend = backend
         self.directory = directory
         self.port = port
@@ -68,18 +70,19 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts rtdb-server on a free loopback port (or `port`), storing in `directory`.
-    public static func launch(backend: String = "sqlite", directory: String? = nil, port: Int = 0) async throws -> ServerProcess {
+    public static func launch(backend: String = "sqlite", directory: String? = nil, port: Int = 0,
+                              arguments extra: [String] = []) async throws -> ServerProcess {
         let directory = directory ?? NSTemporaryDirectory() + "rtdb-e2e-\(UUID().uuidString)"
-        let (child, actualPort) = try await start(backend: backend, directory: directory, port: port)
-        return ServerProcess(backend: backend, directory: directory, port: actualPort, child: child)
+        let (child, actualPort) = try await start(backend: backend, directory: directory, port: port, extra: extra)
+        return ServerProcess(backend: backend, directory: directory, port: actualPort, child: child, extra: extra)
     }
 
-    private static func start(backend: String, directory: String, port: Int) async throws -> (ChildProcess, Int) {
+    private static func start(backend: String, directory: String, port: Int, extra: [String]) async throws -> (ChildProcess, Int) {
         var lastError: (any Error)?
         for _ in 0..<50 {
             let child = try ChildProcess(
                 executable: try builtExecutable(named: "rtdb-server"),
-                arguments: ["--host", "127.0.0.1", "--port", "\(port)", "--backend", backend, "--data-dir", directory, "--log-level", "error"])
+                arguments: ["--host", "127.0.0.1", "--port", "\(port)", "--backend", backend, "--data-dir", directory, "--log-level", "error"] + extra)
             do {
                 try await child.waitForOutput("listening on http://127.0.0.1:")
                 let text = child.output
@@ -120,7 +123,7 @@ public final class ServerProcess: @unchecked Sendable {
     /// Starts it again on the same port and data.
     public func restart() async throws {
         await stop()
-        (child, port) = try await ServerProcess.start(backend: backend, directory: directory, port: port)
+        (child, port) = try await ServerProcess.start(backend: backend, directory: directory, port: port, extra: extra)
     }
 
     /// Stops it and deletes its data.

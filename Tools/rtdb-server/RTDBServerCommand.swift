@@ -34,6 +34,18 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "A security rules file installed in namespaces that have none and enforced; required to listen beyond loopback.")
     var rules: String?
 
+    @Option(help: "A file holding the secret that signs HS256 user tokens; the secret itself is an administrator credential.")
+    var authSecretFile: String?
+
+    @Option(help: "A JWKS document (RS256, ES256 keys picked by kid) whose keys sign user tokens.")
+    var authJwks: String?
+
+    @Option(help: "The issuer (iss) user tokens must name.")
+    var authIssuer: String?
+
+    @Option(help: "The audience (aud) user tokens must name.")
+    var authAudience: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -106,6 +118,23 @@ struct RTDBServerCommand: AsyncParsableCommand {
             }
             rulesJSON = text
         }
+        var auth = AuthConfiguration(issuer: authIssuer, audience: authAudience)
+        if let authSecretFile {
+            guard let text = try? String(contentsOfFile: authSecretFile, encoding: .utf8) else {
+                throw ValidationError("cannot read the secret file \(authSecretFile)")
+            }
+            let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard secret.utf8.count >= 16 else {
+                throw ValidationError("the secret in \(authSecretFile) is shorter than 16 bytes; use a long random one")
+            }
+            auth.secret = secret
+        }
+        if let authJwks {
+            guard let text = try? String(contentsOfFile: authJwks, encoding: .utf8) else {
+                throw ValidationError("cannot read the JWKS file \(authJwks)")
+            }
+            auth.jwksJSON = text
+        }
         if let repair {
             let moved = try NamespaceRepair.moveAside(repair, dataDirectory: dataDir)
             print("moved namespace \(repair) aside to \(moved); it starts empty on its next use")
@@ -120,7 +149,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         guard maxQueuedBytesPerConnection > 0, maxQueuedBytesTotal > 0 else {
             throw ValidationError("--max-queued-bytes-per-connection and --max-queued-bytes-total must be positive")
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host, port: port, dataDirectory: dataDir, backend: backend, defaultNamespace: defaultNamespace,
             maxQueuedBytesPerConnection: maxQueuedBytesPerConnection, maxQueuedBytesTotal: maxQueuedBytesTotal,
             rulesJSON: rulesJSON, logLevel: level,
@@ -128,6 +157,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
             idleTimeout: .seconds(idleTimeout), handshakeTimeout: .seconds(handshakeTimeout), maxConnections: maxConnections,
             maxOpenNamespaces: maxOpenNamespaces, maxListensPerConnection: maxListensPerConnection,
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
+        configuration.auth = auth
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         guard backends.names.contains(backend) else {
             throw ValidationError("--backend must be one of \(backends.names.joined(separator: ", ")), not \(backend)")

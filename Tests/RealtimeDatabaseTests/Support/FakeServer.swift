@@ -50,15 +50,8 @@ final class FakeServer: @unchecked Sendable {
     }
 }
 
-/// An unsigned JWT with the given expiry, as the emulators accept.
+/// A JWT with the given expiry, signed with the secret the test servers verify
+/// (``TestTokens/serverArguments``).
 func testJWT(expiresIn seconds: TimeInterval, subject: String = "user-1") -> String {
-    func encode(_ object: [String: Any]) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-    let now = Date().timeIntervalSince1970
-    let header = encode(["alg": "none", "typ": "JWT"])
-    let claims = encode(["sub": subject, "user_id": subject, "iat": Int(now) - 10, "exp": Int(now + seconds)])
-    return "\(header).\(claims)."
+    TestTokens.token(subject: subject, expiresIn: seconds)
 }
