@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Credentials against a real rtdb-server process verifying HS256 tokens with an issuer and an
+/// audience: only a valid token for the right user gets through, on every entry point; nothing
+/// is written otherwise.
+@Suite("Security")
+struct SecurityTests {
+    static let issuer = "https://issuer.example"
+    static let audience = "rtdb-tests"
+    static let rules = """
+    {"rules": {"users": {"$uid": {".read": "auth != null && auth.uid === $uid", ".write": "auth != null && auth.uid === $uid"}}}}
+    """
+
+    static func launch() async throws -> ServerProcess {
+        let rulesFile = NSTemporaryDirectory() + "rtdb-security-rules-\(UUID().uuidString).json"
+        _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(rules.utf8))
+        return try await ServerProcess.launch(
+            backend: "memory",
+            arguments: TestTokens.serverArguments + ["--rules", rulesFile, "--auth-issuer", issuer, "--auth-audience", audience])
+    }
+
+    static func token(_ subject: String, expiresIn: TimeInterval = 3600, issuer: String = issuer, audience: String = audience,
+                      secret: String = TestTokens.secret, algorithm: String = "HS256") -> String {
+        TestTokens.token(subject: subject, expiresIn: expiresIn, claims: ["iss": issuer, "aud": audience], secret: secret, algorithm: algorithm)
+    }
+
+    /// Every credential that must not act as alice, by name.
+    static var badCredentials: [(String, String?)] {
+        [
+            ("no token", nil),
+            ("another user's token", token("mallory")),
+            ("a forged signature", token("alice", secret: "not-the-server-secret-0123456789")),
+            ("an expired token", token("alice", expiresIn: -60)),
+            ("a token for another audience", token("alice", audience: "someone-else")),
+            ("a token from another issuer", token("alice", issuer: "https://evil.example")),
+            ("alg none", token("alice", algorithm: "none")),
+        ]
+    }
+
+    @Test("REST verbs and event streams: only alice's valid token reads and writes alice's data")
+    func rest() async throws {
+        let server = try await Self.launch()
+        defer { Task { await server.shutDown() } }
+        let base = "http://127.0.0.1:\(server.port)"
+        let good = Self.token("alice")
+        #expect(try await http("PUT", "\(base)/users/alice.json?ns=s&auth=\(good)", body: #"{"name":"Alice"}"#).status == 200)
+        for (name, credential) in Self.badCredentials {
+            let auth = credential.map { "&auth=\($0)" } ?? ""
+            #expect(try await http("GET", "\(base)/users/alice.json?ns=s\(auth)").status == 401, "GET with \(name)")
+            #expect(try await http("PUT", "\(base)/users/alice/name.json?ns=s\(auth)", body: #""Eve""#).status == 401, "PUT with \(name)")
+            #expect(try await http("PATCH", "\(base)/users/alice.json?ns=s\(auth)", body: #"{"x":1}"#).status == 401, "PATCH with \(name)")
+            #expect(try await http("POST", "\(base)/users/alice.json?ns=s\(auth)", body: "1").status == 401, "POST with \(name)")
+            #expect(try await http("DELETE", "\(base)/users/alice.json?ns=s\(auth)").status == 401, "DELETE with \(name)")
+            let stream = try await http("GET", "\(base)/users/alice.json?ns=s\(auth)", headers: ["Accept": "text/event-stream"])
+            #expect(stream.status == 401, "stream with \(name)")
+        }
+        let expired = try await http("GET", "\(base)/users/alice.json?ns=s&auth=\(Self.token("alice", expiresIn: -60))")
+        #expect(expired.body.contains("expired"), "a REST 401 says why: \(expired.body)")
+        #expect(try await http("GET", "\(base)/users/alice.json?ns=s&auth=\(good)").body == #"{"name":"Alice"}"#, "nothing was written")
+        // The secret itself is an administrator credential; admins can act as a given auth.
+        #expect(try await http("GET", "\(base)/users/alice.json?ns=s&auth=\(TestTokens.secret)").status == 200)
+        let asBob = #"{"uid":"bob"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try await http("GET", "\(base)/users/alice.json?ns=s&auth=\(TestTokens.secret)&auth_variable_override=\(asBob)").status == 401)
+        #expect(try await http("GET", "\(base)/users/bob.json?ns=s&auth=\(TestTokens.secret)&auth_variable_override=\(asBob)").status == 200)
+        #expect(try await http("GET", "\(base)/users/alice.json?ns=s&auth=owner").status == 200,
+                "owner stays an administrator credential on a loopback-only server (tools, the Admin SDK's emulator mode)")
+    }
+
+    @Test("WebSocket actions and onDisconnect: a bad credential is refused and acts as nobody; nothing is written")
+    func webSocket() async throws {
+        let server = try await Self.launch()
+        defer { Task { await server.shutDown() } }
+        let base = "http://127.0.0.1:\(server.port)"
+        #expect(try await http("PUT", "\(base)/users/alice.json?ns=s&auth=\(Self.token("alice"))", body: #"{"name":"Alice"}"#).status == 200)
+        for (name, credential) in Self.badCredentials {
+            let client = WireClient(port: server.port, namespace: "s")
+            if let credential {
+                let reply = try await client.request("auth", #"{"cred":"\#(credential)"}"#)
+                let status = reply["s"] as? String
+                if name == "another user's token" {
+                    #expect(status == "ok")
+                } else {
+                    #expect(status == "invalid_token" || status == "expired_token", "auth with \(name): \(reply)")
+                }
+            }
+            func status(_ action: String, _ body: String) async throws -> String? { try await client.request(action, body)["s"] as? String }
+            #expect(try await status("q", #"{"p":"/users/alice","h":""}"#) == "permission_denied", "listen with \(name)")
+            #expect(try await status("g", #"{"p":"/users/alice","q":{}}"#) == "permission_denied", "get with \(name)")
+            #expect(try await status("p", #"{"p":"/users/alice/name","d":"Eve"}"#) == "permission_denied", "put with \(name)")
+            #expect(try await status("m", #"{"p":"/users/alice","d":{"name":"Eve"}}"#) == "permission_denied", "merge with \(name)")
+            #expect(try await status("p", #"{"p":"/users/alice/name","d":"Eve","h":"x"}"#) == "permission_denied", "compare-and-put with \(name)")
+            #expect(try await status("o", #"{"p":"/users/alice/name","d":"Eve"}"#) == "permission_denied", "onDisconnect with \(name)")
+            await client.close()
+        }
+        #expect(try await http("GET", "\(base)/users/alice/name.json?ns=s&auth=\(Self.token("alice"))").body == #""Alice""#)
+    }
+
+    @Test("A token that expires on an open connection: ac (expired_token), its listens revoked, then it acts as nobody")
+    func expiryOnAnOpenConnection() async throws {
+        let server = try await Self.launch()
+        defer { Task { await server.shutDown() } }
+        let client = WireClient(port: server.port, namespace: "s")
+        #expect(try await client.request("auth", #"{"cred":"\#(Self.token("alice", expiresIn: 2))"}"#)["s"] as? String == "ok")
+        #expect(try await client.request("q", #"{"p":"/users/alice","h":""}"#)["s"] as? String == "ok")
+        #expect(try await client.request("p", #"{"p":"/users/alice/n","d":1}"#)["s"] as? String == "ok")
+        let revokedAuth = try await client.first(timeout: .seconds(15)) { ($0["d"] as? [String: Any])?["a"] as? String == "ac" }
+        #expect(((revokedAuth["d"] as? [String: Any])?["b"] as? [String: Any])?["s"] as? String == "expired_token")
+        _ = try await client.first(timeout: .seconds(5)) { ($0["d"] as? [String: Any])?["a"] as? String == "c" }
+        #expect(try await client.request("p", #"{"p":"/users/alice/n","d":2}"#)["s"] as? String == "permission_denied")
+        // A fresh token brings the rights back.
+        #expect(try await client.request("auth", #"{"cred":"\#(Self.token("alice"))"}"#)["s"] as? String == "ok")
+        #expect(try await client.request("p", #"{"p":"/users/alice/n","d":3}"#)["s"] as? String == "ok")
+        await client.close()
+    }
+
+    @Test("random rule documents and expressions never crash the server's parser")
+    func rulesEndpointFuzz() async throws {
+        let server = try await Self.launch()
+        defer { Task { await server.shutDown() } }
+        let base = "http://127.0.0.1:\(server.port)"
+        var random = SplitMix64(seed: 2026)
+        let pieces = ["{", "}", "\"rules\"", ":", ",", "\".read\"", "\".write\"", "\"$x\"", "\"auth.uid == $x\"", "true", "\"data.val() >\"",
+                      "[", "]", "\"/re/\"", "//c\n", "/*", "*/", "'", "\"\\u00\"", "null", "1e999", "\".validate\"", "\"root.child(\""]
+        for _ in 0..<150 {
+            let document = (0..<Int(random.next() % 14 + 1)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            let reply = try await http("PUT", "\(base)/.settings/rules.json?ns=s&auth=\(TestTokens.secret)", body: document)
+            #expect([200, 400].contains(reply.status), "\(document) -> \(reply.status)")
+        }
+        #expect(try await http("GET", "\(base)/.settings/rules.json?ns=s&auth=\(TestTokens.secret)").status == 200, "the server is alive")
+    }
+}
