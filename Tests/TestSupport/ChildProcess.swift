@@ -105,8 +105,8 @@ public final class ServerProcess: @unchecked Sendable {
     public func restURL(_ path: String, namespace: String) -> String { "http://127.0.0.1:\(port)/\(path).json?ns=\(namespace)" }
 
     /// Reads `path` over REST, as JSON.
-    public func read(_ path: String, namespace: String) async throws -> Any? {
-        try await restRequest("GET", restURL(path, namespace: namespace)).json
+    public func read(_ path: String, namespace: String, auth: String? = nil) async throws -> Any? {
+        try await restRequest("GET", restURL(path, namespace: namespace) + (auth.map { "&auth=\($0)" } ?? "")).json
     }
 
     /// Writes JSON text at `path` over REST.

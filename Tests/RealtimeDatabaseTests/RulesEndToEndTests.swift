@@ -1,0 +1,42 @@
+import Foundation
+import RealtimeDatabase
+import Testing
+import TestSupport
+
+/// The client library against a server enforcing rules, the whole way: a denied write reverts
+/// locally and its completion gets permission denied; a denied listen gets its cancel block.
+@Suite("Rules end to end")
+struct RulesEndToEndTests {
+    static let rules = """
+    {"rules": {"users": {"$uid": {".read": "auth != null && auth.uid === $uid", ".write": "auth != null && auth.uid === $uid"}}}}
+    """
+
+    @Test func deniedWritesRevertAndDeniedListensAreCancelled() async throws {
+        let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
+        _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
+        defer { Task { await server.shutDown() } }
+        let namespace = Clients.namespace("rules-e2e")
+        let database = try Clients.make(server, namespace: namespace)
+        defer { database.shutdown() }
+        database.setAuthToken(TestTokens.token(subject: "alice"))
+
+        // Allowed: alice's own data.
+        let own = Recorder()
+        database.reference(withPath: "users/alice/name").setValue("Alice") { error, _ in own.record(error == nil ? "ok" : "\(error!)") }
+        #expect(try await own.waitFor("ok"))
+
+        // Denied write: shown at once, then reverted; the completion says permission denied.
+        let values = Recorder()
+        let bob = database.reference(withPath: "users/bob/name")
+        bob.observe(.value, with: { values.record("\($0.value ?? "nil")") }, withCancel: { values.record("cancelled: \($0)") })
+        let completion = Recorder()
+        bob.setValue("Mallory") { error, _ in completion.record(error.map { "\($0)" } ?? "ok") }
+        #expect(try await completion.waitFor(count: 1))
+        #expect(completion.all.first?.lowercased().contains("permission") == true, "\(completion.all)")
+        #expect(try await values.waitFor(count: 1))
+        #expect(values.all.contains { $0.hasPrefix("cancelled:") && $0.lowercased().contains("permission") }, "the listen is cancelled: \(values.all)")
+        #expect(try await server.read("users/bob/name", namespace: namespace, auth: TestTokens.secret) == nil, "nothing was written")
+        #expect(try await server.read("users/alice/name", namespace: namespace, auth: TestTokens.secret) as? String == "Alice")
+    }
+}
