@@ -292,7 +292,10 @@ let package = Package(
             path: tool("rtdb-loadgen")
         ),
         // Seeded randomness shared by the test targets and the benchmarks (no product).
-        .target(name: "TestSupport", dependencies: [.product(name: "Crypto", package: "swift-crypto")], path: tests("TestSupport")),
+        .target(
+            name: "TestSupport",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
+            path: tests("TestSupport")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",

@@ -1,4 +1,5 @@
 import Foundation
+import RealtimeServer
 import Testing
 import TestSupport
 
@@ -113,6 +114,35 @@ struct SecurityTests {
         #expect(try await client.request("auth", #"{"cred":"\#(Self.token("alice"))"}"#)["s"] as? String == "ok")
         #expect(try await client.request("p", #"{"p":"/users/alice/n","d":3}"#)["s"] as? String == "ok")
         await client.close()
+    }
+
+    @Test("JWKS: ES256 and RS256 tokens picked by kid are users; a token signed by a key outside the set is refused")
+    func jwks() async throws {
+        let provider = try TestIdentityProvider()
+        let stranger = try TestIdentityProvider()
+        let jwks = try provider.jwksJSON()
+        let server = try await TestServer.start { configuration in
+            configuration.auth = AuthConfiguration(jwksJSON: jwks, issuer: Self.issuer, audience: Self.audience)
+            configuration.rulesJSON = Self.rules
+        }
+        let base = server.baseURL
+        let exp = Int(Date().timeIntervalSince1970) + 3600
+        let claims: [String: Any] = ["sub": "alice", "iss": Self.issuer, "aud": Self.audience, "exp": exp]
+        for algorithm in ["ES256", "RS256"] {
+            let token = try provider.token(algorithm, claims: claims)
+            #expect(try await http("PUT", "\(base)/users/alice/\(algorithm).json?ns=j&auth=\(token)", body: "1").status == 200, "\(algorithm)")
+            let client = WireClient(port: server.port, namespace: "j")
+            #expect(try await client.request("auth", #"{"cred":"\#(token)"}"#)["s"] as? String == "ok", "\(algorithm)")
+            #expect(try await client.request("p", #"{"p":"/users/alice/ws","d":1}"#)["s"] as? String == "ok", "\(algorithm)")
+            await client.close()
+            let forged = try stranger.token(algorithm, claims: claims)
+            #expect(try await http("PUT", "\(base)/users/alice/x.json?ns=j&auth=\(forged)", body: "1").status == 401, "\(algorithm) from another key")
+            var otherAudience = claims
+            otherAudience["aud"] = "someone-else"
+            #expect(try await http("GET", "\(base)/users/alice.json?ns=j&auth=\(try provider.token(algorithm, claims: otherAudience))").status == 401)
+        }
+        #expect(try await http("GET", "\(base)/users/alice/x.json?ns=j&auth=\(try provider.token("ES256", claims: claims))").body == "null")
+        await server.stop()
     }
 
     @Test("random rule documents and expressions never crash the server's parser")

@@ -1,4 +1,5 @@
 import Crypto
+import CryptoExtras
 public import Foundation
 
 /// HS256 user tokens signed with a test secret, and the secret file rtdb-server reads
@@ -33,6 +34,46 @@ public enum TestTokens {
 
     private static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+/// An ES256 key and an RS256 key, published as a JWKS document, that sign user tokens as an
+/// identity provider would (keys picked by `kid`).
+public struct TestIdentityProvider: Sendable {
+    private let ecKey = P256.Signing.PrivateKey()
+    private let rsaKey: _RSA.Signing.PrivateKey
+
+    public init() throws { rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+    /// The JWKS document (`{"keys": [...]}`) with both public keys.
+    public func jwksJSON() throws -> String {
+        let ec = ecKey.publicKey.rawRepresentation  // x || y
+        let rsa = try rsaKey.publicKey.getKeyPrimitives()
+        let keys: [[String: String]] = [
+            ["kty": "EC", "crv": "P-256", "kid": "ec-1", "alg": "ES256", "use": "sig",
+             "x": Self.base64URL(ec.prefix(32)), "y": Self.base64URL(ec.suffix(32))],
+            ["kty": "RSA", "kid": "rsa-1", "alg": "RS256", "use": "sig",
+             "n": Self.base64URL(rsa.modulus), "e": Self.base64URL(rsa.publicExponent)],
+        ]
+        return String(decoding: try JSONSerialization.data(withJSONObject: ["keys": keys]), as: UTF8.self)
+    }
+
+    /// A token with `claims`, signed with the EC key (`ES256`) or the RSA key (`RS256`).
+    public func token(_ algorithm: String, claims: [String: Any]) throws -> String {
+        let kid = algorithm == "ES256" ? "ec-1" : "rsa-1"
+        let header = Self.base64URL(try JSONSerialization.data(withJSONObject: ["alg": algorithm, "typ": "JWT", "kid": kid], options: [.sortedKeys]))
+        let body = Self.base64URL(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
+        let input = Data("\(header).\(body)".utf8)
+        let signature: Data =
+            algorithm == "ES256"
+            ? try ecKey.signature(for: input).rawRepresentation
+            : try rsaKey.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation
+        return "\(header).\(body).\(Self.base64URL(signature))"
+    }
+
+    private static func base64URL(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 }
