@@ -213,11 +213,17 @@ struct WebSocketSession {
             } catch {
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
-        case .auth(let credential, _, _):
+        case .auth(let credential, let authVariable, _):
             switch await verifier.verify(credential) {
             case .admin:
-                await authenticate(as: .admin, expires: nil)
-                outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: #"{"auth":null,"admin":true}"#))
+                if let authVariable {
+                    // An administrator acting as a user (`authvar`), or as nobody (`noauth`).
+                    await authenticate(as: .user(auth: authVariable.isEmpty ? nil : authVariable), expires: nil)
+                    outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: #"{"auth":null}"#))
+                } else {
+                    await authenticate(as: .admin, expires: nil)
+                    outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: #"{"auth":null,"admin":true}"#))
+                }
             case .user(let auth, let expires):
                 await authenticate(as: .user(auth: auth), expires: expires)
                 var reply = "{\"auth\":\(auth.child(at: "token").jsonString())"

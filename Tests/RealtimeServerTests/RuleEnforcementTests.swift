@@ -136,6 +136,13 @@ struct RuleEnforcementTests {
         #expect(try await admin.request("p", #"{"p":"/private/secret","d":"t"}"#)["s"] as? String == "ok")
         await admin.close()
         #expect(try await Self.adminRead(base, "private/secret") == #""t""#)
+        // An administrator may act as a user (authvar) or as nobody (noauth): then the rules apply.
+        let actingAsUser = WireClient(port: server.port, namespace: "rules")
+        #expect(try await actingAsUser.request("gauth", #"{"cred":"owner","authvar":{"uid":"u1"}}"#)["s"] as? String == "ok")
+        #expect(try await actingAsUser.request("g", #"{"p":"/private","q":{}}"#)["s"] as? String == "permission_denied")
+        #expect(try await actingAsUser.request("auth", #"{"cred":"owner","noauth":true}"#)["s"] as? String == "ok")
+        #expect(try await actingAsUser.request("p", #"{"p":"/private/secret","d":"u"}"#)["s"] as? String == "permission_denied")
+        await actingAsUser.close()
         await server.stop()
     }
 }
