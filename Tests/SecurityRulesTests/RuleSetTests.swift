@@ -12,40 +12,25 @@ struct RuleSetTests {
 
     private static func node(_ json: String) throws -> Node { try Node(jsonString: json) }
 
-    private static func json(_ object: Any) throws -> Node {
-        try Node(json: try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]))
+
+    @Test("targaryen's tests.json holds 8 expectations for its rules.json")
+    func targaryenIntegrationIsPresent() throws {
+        _ = try SharedSpec.data("rules/targaryen/tests.json")
+        #expect(TargaryenExpectation.all.count == 8)
     }
 
-    @Test("targaryen's rules.json (comments, a multi-line string) and every expectation of its tests.json")
-    func targaryenIntegration() throws {
+    @Test("targaryen's rules.json (comments, a multi-line string) and each expectation of its tests.json", arguments: TargaryenExpectation.all)
+    func targaryenIntegration(_ expectation: TargaryenExpectation) throws {
         let rules = try RuleSet(parsing: String(decoding: try SharedSpec.data("rules/targaryen/rules.json"), as: UTF8.self))
-        let document = try #require(try JSONSerialization.jsonObject(with: try SharedSpec.data("rules/targaryen/tests.json")) as? [String: Any])
-        let root = try Self.json(document["root"]!)
-        let users = try #require(document["users"] as? [String: Any])
-        let tests = try #require(document["tests"] as? [String: [String: Any]])
-        var checked = 0
-        for (pathString, expectations) in tests {
-            let path = TreePath(unchecked: pathString)
-            for (key, expected) in [("canRead", true), ("cannotRead", false)] {
-                for user in expectations[key] as? [String] ?? [] {
-                    let auth = try Self.json(users[user]!)
-                    #expect(rules.canRead(path, root: root, auth: auth, now: Self.now) == expected, "\(key) \(pathString) as \(user)")
-                    checked += 1
-                }
-            }
-            for (key, expected) in [("canWrite", true), ("cannotWrite", false)] {
-                for write in expectations[key] as? [[String: Any]] ?? [] {
-                    let user = write["auth"] as! String
-                    let value = try ServerValue.resolve(try Self.json(write["data"]!), existing: root.child(at: path), serverTime: Int64(Self.now))
-                    let after = root.updatingChild(at: path, to: value)
-                    let auth = try Self.json(users[user]!)
-                    #expect(rules.canWrite([path], before: root, after: after, auth: auth, now: Self.now) == expected,
-                            "\(key) \(pathString) as \(user)")
-                    checked += 1
-                }
-            }
+        let outcome: Bool
+        if let write = expectation.data {
+            let value = try ServerValue.resolve(write, existing: expectation.root.child(at: expectation.path), serverTime: Int64(Self.now))
+            let after = expectation.root.updatingChild(at: expectation.path, to: value)
+            outcome = rules.canWrite([expectation.path], before: expectation.root, after: after, auth: expectation.auth, now: Self.now)
+        } else {
+            outcome = rules.canRead(expectation.path, root: expectation.root, auth: expectation.auth, now: Self.now)
         }
-        #expect(checked == 8)
+        #expect(outcome == expectation.allowed)
     }
 
     /// Two samples are Bolt compiler test output that Firebase itself would refuse at deploy time,
@@ -238,5 +223,47 @@ struct RuleSetTests {
 enum RulesJSON {
     static func quote(_ string: String) -> String {
         String(decoding: try! JSONSerialization.data(withJSONObject: string, options: [.fragmentsAllowed]), as: UTF8.self)
+    }
+}
+
+/// One expectation of `../shared/spec/rules/targaryen/tests.json`: a read, or a write of `data`,
+/// at `path` as a user, allowed or not.
+struct TargaryenExpectation: Sendable, CustomTestStringConvertible {
+    let path: TreePath
+    let user: String
+    let auth: Node?
+    let data: Node?
+    let allowed: Bool
+    let root: Node
+
+    var testDescription: String { "\(allowed ? "can" : "cannot") \(data == nil ? "read" : "write") \(path) as \(user)" }
+
+    static let all: [TargaryenExpectation] = {
+        guard let data = try? SharedSpec.data("rules/targaryen/tests.json"),
+              let document = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let users = document["users"] as? [String: Any],
+              let tests = document["tests"] as? [String: [String: Any]],
+              let root = try? node(document["root"] as Any) else { return [] }
+        var all: [TargaryenExpectation] = []
+        for (pathString, expectations) in tests.sorted(by: { $0.key < $1.key }) {
+            let path = TreePath(unchecked: pathString)
+            for (key, allowed) in [("canRead", true), ("cannotRead", false)] {
+                for user in expectations[key] as? [String] ?? [] {
+                    all.append(TargaryenExpectation(path: path, user: user, auth: try? node(users[user] as Any), data: nil, allowed: allowed, root: root))
+                }
+            }
+            for (key, allowed) in [("canWrite", true), ("cannotWrite", false)] {
+                for write in expectations[key] as? [[String: Any]] ?? [] {
+                    let user = write["auth"] as? String ?? ""
+                    all.append(TargaryenExpectation(path: path, user: user, auth: try? node(users[user] as Any),
+                                                    data: try? node(write["data"] as Any), allowed: allowed, root: root))
+                }
+            }
+        }
+        return all
+    }()
+
+    private static func node(_ object: Any) throws -> Node {
+        try Node(json: try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]))
     }
 }
