@@ -180,60 +180,34 @@ public actor NamespaceDatabase {
             completion(.failed(error))
             return
         }
+        let serverTime = clock()
+        let old = root
+        let resolved: ResolvedWrite
+        do {
+            resolved = try resolve(operation, on: old, serverTime: serverTime)
+        } catch {
+            completion(.failed(error))
+            return
+        }
+        // The rules before the hash: a stale answer would tell a caller who may not write what is there.
+        guard allows(resolved, before: old, as: caller, now: serverTime) else {
+            completion(.failed(ServerError(.permissionDenied, "Permission denied")))
+            return
+        }
         if case .hash(let expected)? = condition {
-            // The rules first: a stale answer would tell a caller who may not write what is there.
-            guard mayWrite(operation, as: caller) else {
-                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
-                return
-            }
-            let current = root.child(at: operation.path)
+            let current = old.child(at: operation.path)
             if current.hash != expected {
                 completion(.stale(current: current))
                 return
             }
         }
-        let serverTime = clock()
-        let old = root
-        var changed: [TreePath] = []
-        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
-        switch operation {
-        case .set(let path, let node):
-            let resolved: Node
-            do {
-                resolved = try ServerValue.resolve(node, existing: old.child(at: path), serverTime: serverTime, at: path)
-            } catch {
-                completion(.failed(ServerError(.invalidArgument, error.message)))
-                return
+        root = resolved.after
+        let changed = resolved.changed
+        let deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)] =
+            switch operation {
+            case .set(let path, _): overwriteDeliveries(at: path, old: old)
+            case .update(let path, _): mergeDeliveries(at: path, children: resolved.children, old: old)
             }
-            root = root.updatingChild(at: path, to: resolved)
-            changed = [path]
-            guard mayWrite(changed, before: old, as: caller, now: serverTime) else {
-                root = old
-                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
-                return
-            }
-            deliveries = overwriteDeliveries(at: path, old: old)
-        case .update(let path, let children):
-            var resolved: [(path: TreePath, node: Node)] = []
-            do {
-                for child in children {
-                    let location = path.appending(child.path)
-                    resolved.append((child.path, try ServerValue.resolve(
-                        child.node, existing: old.child(at: location), serverTime: serverTime, at: location)))
-                }
-            } catch {
-                completion(.failed(ServerError(.invalidArgument, error.message)))
-                return
-            }
-            for child in resolved { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
-            changed = resolved.map { path.appending($0.path) }
-            guard mayWrite(changed, before: old, as: caller, now: serverTime) else {
-                root = old
-                completion(.failed(ServerError(.permissionDenied, "Permission denied")))
-                return
-            }
-            deliveries = mergeDeliveries(at: path, children: resolved, old: old)
-        }
         let write = PendingWrite(
             deliveries: deliveries, changedPaths: changed,
             value: root.child(at: operation.path), rootAfter: root, completion: completion)
@@ -248,37 +222,57 @@ public actor NamespaceDatabase {
         }
     }
 
-    /// Whether the rules let `caller` change `paths`, turning `before` into the current tree.
-    private func mayWrite(_ paths: [TreePath], before: Node, as caller: Caller, now: Int64) -> Bool {
+    /// A write with its server values resolved against the data it applies to.
+    private struct ResolvedWrite {
+        /// The whole tree after the write.
+        var after: Node
+        /// The locations it changes.
+        var changed: [TreePath]
+        /// For a merge, its children (paths relative to the merge) as resolved.
+        var children: [(path: TreePath, node: Node)]
+    }
+
+    /// Resolves `operation`'s server values against `base` at `serverTime` and applies it to `base`.
+    ///
+    /// - Throws: ``ServerError`` `invalidArgument` when a server value cannot resolve (an
+    ///   increment that would overflow).
+    private func resolve(_ operation: WriteOperation, on base: Node, serverTime: Int64) throws(ServerError) -> ResolvedWrite {
+        do {
+            switch operation {
+            case .set(let path, let node):
+                let resolved = try ServerValue.resolve(node, existing: base.child(at: path), serverTime: serverTime, at: path)
+                return ResolvedWrite(after: base.updatingChild(at: path, to: resolved), changed: [path], children: [])
+            case .update(let path, let children):
+                var write = ResolvedWrite(after: base, changed: [], children: [])
+                for child in children {
+                    let location = path.appending(child.path)
+                    let resolved = try ServerValue.resolve(child.node, existing: base.child(at: location), serverTime: serverTime, at: location)
+                    write.children.append((child.path, resolved))
+                    write.changed.append(location)
+                    write.after = write.after.updatingChild(at: location, to: resolved)
+                }
+                return write
+            }
+        } catch {
+            throw ServerError(.invalidArgument, error.message)
+        }
+    }
+
+    /// Whether the rules let `caller` make `write`, turning `before` into `write.after`.
+    private func allows(_ write: ResolvedWrite, before: Node, as caller: Caller, now: Int64) -> Bool {
         guard case .user(let auth) = caller else { return true }
-        return rules.canWrite(paths, before: before, after: root, auth: auth, now: Double(now))
+        return rules.canWrite(write.changed, before: before, after: write.after, auth: auth, now: Double(now))
     }
 
     /// Whether the rules would let `caller` make `operation` now (without making it): the check
     /// an onDisconnect write gets when it is registered.
     public func mayWrite(_ operation: WriteOperation, as caller: Caller) -> Bool {
-        guard case .user(let auth) = caller else { return true }
+        guard case .user = caller else { return true }
         let serverTime = clock()
-        var after = root
-        var changed: [TreePath] = []
-        do {
-            switch operation {
-            case .set(let path, let node):
-                after = after.updatingChild(at: path, to: try ServerValue.resolve(node, existing: root.child(at: path), serverTime: serverTime, at: path))
-                changed = [path]
-            case .update(let path, let children):
-                for child in children {
-                    let location = path.appending(child.path)
-                    after = after.updatingChild(at: location, to: try ServerValue.resolve(child.node, existing: root.child(at: location), serverTime: serverTime, at: location))
-                    changed.append(location)
-                }
-            }
-        } catch {
-            // A server value that cannot resolve against today's data (an increment that would
-            // overflow) is not a question for the rules; the write is judged again when it runs.
-            return true
-        }
-        return rules.canWrite(changed, before: root, after: after, auth: auth, now: Double(serverTime))
+        // A server value that cannot resolve against today's data (an increment that would
+        // overflow) is not a question for the rules; the write is judged again when it runs.
+        guard let write = try? resolve(operation, on: root, serverTime: serverTime) else { return true }
+        return allows(write, before: root, as: caller, now: serverTime)
     }
 
     /// A new push id made with the server clock.

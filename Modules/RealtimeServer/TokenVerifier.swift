@@ -15,6 +15,7 @@ public struct AuthConfiguration: Sendable {
     /// The `aud` tokens must carry, when set.
     public var audience: String?
 
+    /// A configuration; every part is optional (none verifies no tokens).
     public init(secret: String? = nil, jwksJSON: String? = nil, issuer: String? = nil, audience: String? = nil) {
         self.secret = secret
         self.jwksJSON = jwksJSON

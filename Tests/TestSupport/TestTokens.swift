@@ -32,8 +32,9 @@ public enum TestTokens {
         return "\(header).\(body).\(base64URL(Data(signature)))"
     }
 
-    private static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    /// `data` in base64url without padding, as JWTs and JWKs write it.
+    static func base64URL(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
 }
@@ -72,8 +73,5 @@ public struct TestIdentityProvider: Sendable {
         return "\(header).\(body).\(Self.base64URL(signature))"
     }
 
-    private static func base64URL(_ data: some DataProtocol) -> String {
-        Data(data).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    private static func base64URL(_ data: some DataProtocol) -> String { TestTokens.base64URL(data) }
 }

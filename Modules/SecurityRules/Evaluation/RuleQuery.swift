@@ -7,16 +7,27 @@ public import CoreTree
 public struct RuleQuery: Sendable, Hashable {
     /// How the query orders its children.
     public enum Order: Sendable, Hashable {
-        case key, value, priority
+        /// `orderByKey`.
+        case key
+        /// `orderByValue`.
+        case value
+        /// `orderByPriority`.
+        case priority
+        /// `orderByChild`, with the child path.
         case child(String)
     }
 
     /// The ordering, or nil for a plain read.
     public var order: Order?
+    /// `query.startAt`.
     public var startAt: LeafValue?
+    /// `query.endAt`.
     public var endAt: LeafValue?
+    /// `query.equalTo`.
     public var equalTo: LeafValue?
+    /// `query.limitToFirst`.
     public var limitToFirst: Int?
+    /// `query.limitToLast`.
     public var limitToLast: Int?
 
     /// A query; all parameters default to absent (a plain read).

@@ -1,8 +1,11 @@
 /// Which rule an expression belongs to: it decides the variables in scope (`newData` only in
 /// `.write` and `.validate`, `query` only in `.read`).
 public enum RuleKind: String, Sendable, CaseIterable {
+    /// `.read`: may the caller read the location.
     case read = ".read"
+    /// `.write`: may the caller write the location.
     case write = ".write"
+    /// `.validate`: is the new data acceptable.
     case validate = ".validate"
 }
 
@@ -87,6 +90,7 @@ public struct RuleExpression: Sendable, CustomStringConvertible {
         root = .literal(.bool(constant))
     }
 
+    /// The expression as written.
     public var description: String { source }
 
     /// Whether the expression is the constant `value`.
