@@ -25,8 +25,14 @@ struct RESTResponder: HTTPResponder {
     static let defaultRules = "{\"rules\":{\".read\":true,\".write\":true}}"
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        if request.method == .options { return CrossOrigin.preflight(request) }
+        return CrossOrigin.allowing(await answer(request, channel: context.channel))
+    }
+
+    /// The answer to a request, errors included.
+    private func answer(_ request: Request, channel: any Channel) async -> Response {
         do {
-            return try await handle(request, channel: context.channel)
+            return try await handle(request, channel: channel)
         } catch let error as ServerError {
             if let cause = error.underlyingError, error.code == .storageFailed {
                 logger.error("request failed", metadata: ["error": "\(error.message)", "cause": "\(cause)"])
