@@ -105,4 +105,16 @@ struct ServerValueTests {
         expectCoreTreeError(.invalidValue) { try Validation.validateWrite(json(#"{"x": {".sv": "bogus"}}"#), at: "a") }
         try Validation.validateWrite(json(#"{"x": {".sv": "timestamp"}, "y": {".sv": {"increment": 1}}}"#), at: "a")
     }
+
+    @Test("a resolved server value keeps the priority written beside it")
+    func resolvedValueKeepsItsPriority() throws {
+        let timestamp = json(#"{".value": {".sv": "timestamp"}, ".priority": 5}"#)
+        let resolved = try ServerValue.resolve(timestamp, existing: .empty, serverTime: 1234)
+        #expect(resolved.leafValue == .number(1234))
+        #expect(resolved.priority == .number(5))
+        let nested = json(#"{"a": {".value": {".sv": {"increment": 2}}, ".priority": "p"}}"#)
+        let incremented = try ServerValue.resolve(nested, existing: json(#"{"a": 40}"#), serverTime: 1)
+        #expect(incremented.immediateChild("a").leafValue == .number(42))
+        #expect(incremented.immediateChild("a").priority == .string("p"))
+    }
 }

@@ -175,3 +175,21 @@ struct RESTErrorTextTests {
         await server.stop()
     }
 }
+
+@Suite("REST: server values")
+struct RESTServerValueTests {
+    @Test("a server value keeps the priority written beside it, over REST and WebSocket")
+    func serverValueKeepsItsPriority() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL
+        #expect(try await http("PUT", "\(base)/t.json?ns=test", body: #"{".value": {".sv": "timestamp"}, ".priority": 5}"#).status == 200)
+        let stored = try await http("GET", "\(base)/t.json?ns=test&format=export").json as? [String: Any]
+        #expect(stored?[".priority"] as? Double == 5, "\(String(describing: stored))")
+        #expect((stored?[".value"] as? Double ?? 0) > 1_600_000_000_000)
+        let client = WireClient(port: server.port)
+        #expect(try await client.request("p", #"{"p":"/n","d":{".value":{".sv":{"increment":3}},".priority":"p"}}"#)["s"] as? String == "ok")
+        await client.close()
+        #expect(try await http("GET", "\(base)/n.json?ns=test&format=export").body == #"{".value":3,".priority":"p"}"#)
+        await server.stop()
+    }
+}

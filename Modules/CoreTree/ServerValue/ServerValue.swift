@@ -68,19 +68,21 @@ public enum ServerValue {
     }
 
     private static func resolvePlaceholder(_ node: Node, existing: Node, serverTime: Int64, at path: TreePath) throws(CoreTreeError) -> Node {
+        // A priority written beside the placeholder (`{".value": {".sv": ...}, ".priority": 5}`)
+        // stays with the resolved value.
         let value = node.immediateChild(.serverValue)
         if value.leafValue == .string("timestamp") {
-            return Node(.number(Double(serverTime)))
+            return Node(.number(Double(serverTime)), priority: node.priority)
         }
         if case .number(let delta)? = value.immediateChild("increment").leafValue {
-            guard case .number(let current)? = existing.leafValue else { return Node(.number(delta)) }
+            guard case .number(let current)? = existing.leafValue else { return Node(.number(delta), priority: node.priority) }
             let sum = current + delta
             guard sum.isFinite else {
                 throw CoreTreeError(
                     .invalidValue,
                     "The increment at \"\(path.wireForm)\" overflows: \(current) + \(delta) is not a finite number; nothing was written.")
             }
-            return Node(.number(sum))
+            return Node(.number(sum), priority: node.priority)
         }
         return node
     }
