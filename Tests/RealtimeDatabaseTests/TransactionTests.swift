@@ -68,6 +68,35 @@ struct TransactionTests {
         #expect(try await seen.waitFor("21"))
     }
 
+    @Test("A committed transaction reports the value it committed, online and when started offline with no listener")
+    func theCompletionGetsTheCommittedValue() async throws {
+        let server = try await ServerProcess.launch(backend: "memory")
+        defer { Task { await server.shutDown() } }
+        let namespace = Clients.namespace("tx-result")
+        let database = try Clients.make(server, namespace: namespace)
+        defer { database.shutdown() }
+        let online = try await database.reference(withPath: "online").runTransactionBlock { data in
+            data.value = ["n": 1, "s": "x"]
+            return .success(withValue: data)
+        }
+        #expect(online.0)
+        #expect((online.1.value as? [String: Any])?["n"] as? Int == 1, "\(String(describing: online.1.value))")
+
+        database.goOffline()
+        let result = Recorder()
+        database.reference(withPath: "queued").runTransactionBlock({ data in
+            data.value = (data.value as? Int ?? 0) + 5
+            return .success(withValue: data)
+        }, andCompletionBlock: { error, committed, snapshot in
+            result.record("\(error.map { "\($0)" } ?? "ok") \(committed) \(snapshot?.value ?? "nil")")
+        })
+        try await Task.sleep(for: .milliseconds(200))
+        database.goOnline()
+        #expect(try await result.waitFor(count: 1, timeout: .seconds(20)))
+        #expect(result.all == ["ok true 5"], "the snapshot is the committed value, not an empty cache")
+        #expect(try await server.read("queued", namespace: namespace) as? Int == 5)
+    }
+
     @Test func concurrentIncrementsFromTwoClientsAllCount() async throws {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }

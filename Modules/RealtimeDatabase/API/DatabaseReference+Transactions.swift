@@ -40,8 +40,11 @@ extension DatabaseReference {
             runTransactionBlock(block, andCompletionBlock: { error, committed, snapshot in
                 if let error {
                     continuation.resume(throwing: error)
+                } else if let snapshot {
+                    continuation.resume(returning: (committed, snapshot))
                 } else {
-                    continuation.resume(returning: (committed, snapshot ?? DataSnapshot(node: .empty, ref: self)))
+                    // Never a made-up empty snapshot: without data there is an error to report.
+                    continuation.resume(throwing: DatabaseError(.disconnected, "The transaction ended without its data."))
                 }
             }, withLocalEvents: true)
         }

@@ -59,6 +59,7 @@ extension Repo {
             raise(events + finishTransaction(record, error: DatabaseError(.invalidArgument, error.message, underlying: error), revert: true))
             return false
         }
+        record.resolvedOutput = resolvedOutput
         events += (try? syncTree.applyUserOverwrite(
             path: record.path, node: resolvedOutput, writeId: record.writeId, visible: record.applyLocally, persist: false)) ?? []
         raise(events)
@@ -133,19 +134,28 @@ extension Repo {
     }
 
     /// Ends a transaction: removes it, its local write (reverted or acknowledged) and its hidden
-    /// observer, and calls its completion with the data now at its location.
+    /// observer, and calls its completion with what it committed, or else with the data now at
+    /// its location.
     func finishTransaction(_ record: TransactionRecord, error: DatabaseError?, revert: Bool, committed: Bool? = nil) -> [SyncEvent] {
         transactions.removeAll { $0 === record }
+        let didCommit = committed ?? (error == nil)
+        // Committed: the value the server accepted. The cache may not hold it (a transaction
+        // queued offline, with no listener on its location, sees no server data after its ack).
+        let committedValue = didCommit && !revert ? record.resolvedOutput : nil
         var events: [SyncEvent] = []
         if record.writeId != 0 {
             events += syncTree.ackUserWrite(writeId: record.writeId, revert: revert, persist: false)
             record.writeId = 0
         }
         events += syncTree.removeEventRegistration(record.registration, for: .default(at: record.path))
-        if let completion = record.completion, let database {
+        if let completion = record.completion, database == nil {
+            // The database is gone: the completion still hears how the transaction ended.
+            let reason = error ?? DatabaseError(.disconnected, "The database was shut down before the transaction finished.")
+            complete { completion(reason, false, nil) }
+        } else if let completion = record.completion, let database {
             let snapshot = DataSnapshot(
-                node: syncTree.calcCompleteEventCache(path: record.path), ref: DatabaseReference(database: database, path: record.path))
-            let didCommit = committed ?? (error == nil)
+                node: committedValue ?? syncTree.calcCompleteEventCache(path: record.path),
+                ref: DatabaseReference(database: database, path: record.path))
             complete { completion(error, didCommit, snapshot) }
         }
         return events

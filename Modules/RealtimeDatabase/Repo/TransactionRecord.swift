@@ -32,6 +32,9 @@ final class TransactionRecord {
     var input = Node.empty
     /// The latest run's result, server values unresolved.
     var output = Node.empty
+    /// `output` with its server values resolved by the local clock: what the transaction
+    /// committed, as its completion reports it.
+    var resolvedOutput = Node.empty
 
     init(id: Int, path: TreePath, update: @escaping Update, completion: Completion?, applyLocally: Bool, registration: ObserverRegistration) {
         self.id = id
