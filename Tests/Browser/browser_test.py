@@ -1,0 +1,69 @@
+"""A real browser on another origin against rtdb-server: headless Chromium loads a page served
+from one port that uses the REST API and an event stream on the server's port (a preflighted PUT
+with a custom header, a GET, an EventSource), and prints what it saw into the page, which the
+test reads back with --dump-dom.
+
+Usage: RTDB_SERVER=path/to/rtdb-server CHROMIUM=path/to/chromium python3 browser_test.py
+"""
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class CrossOriginBrowserTest(unittest.TestCase):
+    def setUp(self):
+        self.data = tempfile.mkdtemp(prefix="rtdb-browser-")
+        self.server = subprocess.Popen(
+            [os.environ["RTDB_SERVER"], "--host", "127.0.0.1", "--port", "0", "--backend", "memory",
+             "--data-dir", self.data, "--log-level", "error"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.server.stdout.readline()
+        match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        self.assertIsNotNone(match, f"rtdb-server did not start: {line!r}")
+        self.server_port = int(match.group(1))
+        handler = functools.partial(_QuietHandler, directory=HERE)
+        self.pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.pages.serve_forever, daemon=True).start()
+
+    def tearDown(self):
+        self.pages.shutdown()
+        self.pages.server_close()
+        self.server.kill()
+        self.server.wait()
+        self.server.stdout.close()
+        shutil.rmtree(self.data, ignore_errors=True)
+
+    def test_a_page_on_another_origin_uses_rest_and_event_streams(self):
+        page = (f"http://127.0.0.1:{self.pages.server_address[1]}/cross-origin.html"
+                f"?server=http://127.0.0.1:{self.server_port}")
+        profile = tempfile.mkdtemp(prefix="rtdb-chromium-")
+        try:
+            result = subprocess.run(
+                [os.environ["CHROMIUM"], "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                 "--virtual-time-budget=15000", "--dump-dom", page],
+                capture_output=True, text=True, timeout=120)
+        finally:
+            shutil.rmtree(profile, ignore_errors=True)
+        match = re.search(r'<pre id="out">(.*?)</pre>', result.stdout, re.S)
+        self.assertIsNotNone(match, f"no result in the page: {result.stdout[-500:]} {result.stderr[-500:]}")
+        seen = match.group(1).strip().splitlines()
+        print("    [browser] " + " | ".join(seen))
+        self.assertEqual(seen, ["put 200 etag yes", 'get 200 {"a":1}', "stream put 1"])
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0]] + sys.argv[1:])
