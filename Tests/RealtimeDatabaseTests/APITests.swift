@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import RealtimeDatabase
 import TestSupport
 import Testing
@@ -60,7 +61,7 @@ struct APITests {
         #expect(snapshot.childSnapshot(forPath: "tags").value as? [Any] != nil)
         #expect(snapshot.childSnapshot(forPath: "name").priority as? Int == 2)
         #expect((snapshot.value as? [String: Any])?["name"] as? String == "Ada")
-        let exported = snapshot.childSnapshot(forPath: "name").valueInExportFormat as? [String: Any]
+        let exported = snapshot.childSnapshot(forPath: "name").valueInExportFormat() as? [String: Any]
         #expect(exported?[".priority"] as? Int == 2)
         #expect(exported?[".value"] as? String == "Ada")
         let keys = snapshot.children.allObjects.compactMap { ($0 as? DataSnapshot)?.key }
@@ -161,5 +162,35 @@ struct APITests {
         let stamp = snapshot.childSnapshot(forPath: "at").value as? Double ?? 0
         #expect(stamp >= before - 1 && stamp <= Date().timeIntervalSince1970 * 1000 + 1)
         #expect(snapshot.childSnapshot(forPath: "n").value as? Int == 5)
+    }
+}
+
+/// API shapes Firebase's Swift interface has: equality of references and queries, the class-wide
+/// connection switches, methods where Swift imports Objective-C methods.
+@Suite("Firebase API shapes")
+struct FirebaseAPIShapeTests {
+    @Test func referencesAndQueriesAreEquatableAndHashable() throws {
+        let database = try Clients.make(url: "http://127.0.0.1:9?ns=shapes")
+        defer { database.shutdown() }
+        let a = database.reference(withPath: "a/b")
+        #expect(a == database.reference().child("a").child("b"))
+        #expect(a != database.reference(withPath: "a/c"))
+        #expect(Set([a, database.reference(withPath: "a/b"), database.reference(withPath: "x")]).count == 2)
+        let top = a.queryOrdered(byChild: "score").queryLimited(toLast: 3)
+        #expect(top == a.queryOrdered(byChild: "score").queryLimited(toLast: 3))
+        #expect(top != a.queryOrdered(byChild: "score").queryLimited(toFirst: 3))
+        #expect(a.queryOrderedByKey() != a, "a query is not its reference")
+        let other = try Clients.make(url: "http://127.0.0.1:9?ns=shapes-other")
+        defer { other.shutdown() }
+        #expect(other.reference(withPath: "a/b") != a, "another database instance")
+        #expect(a.description() == "http://127.0.0.1:9/a/b?ns=shapes")
+    }
+
+    @Test func loggingSwitchesTheClientLoggerAndTheVersionIsKnown() {
+        Database.setLoggingEnabled(true)
+        #expect(ClientLog.logger.logLevel == .debug)
+        Database.setLoggingEnabled(false)
+        #expect(ClientLog.logger.logLevel == .info)
+        #expect(Database.sdkVersion() == Database.version && !Database.sdkVersion().isEmpty)
     }
 }

@@ -30,7 +30,7 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
     public var value: Any? { node.foundationValue() }
 
     /// The data with priorities, in the export format (`.value` / `.priority`).
-    public var valueInExportFormat: Any? { node.foundationValue(exportFormat: true) }
+    public func valueInExportFormat() -> Any? { node.foundationValue(exportFormat: true) }
 
     /// The priority: `NSNumber`, `String` or `nil`.
     public var priority: Any? {

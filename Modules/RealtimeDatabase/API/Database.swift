@@ -26,7 +26,17 @@ public final class Database: @unchecked Sendable {
     private var startOffline = false
     /// The transport the connection uses; tests swap in an in-memory one before first use.
     var transport: any Transport = WebSocketTransport()
-    static let logger = Logger(label: "rtdb.client")
+    static var logger: Logger { ClientLog.logger }
+
+    /// The client library's version.
+    public static let version = "0.2.0"
+
+    /// The client library's version (Firebase's `Database.sdkVersion()`).
+    public static func sdkVersion() -> String { version }
+
+    /// Turns the client's debug logging on or off (through swift-log: `debug` when on, `info`
+    /// when off; the process's log handler decides where it goes).
+    public static func setLoggingEnabled(_ enabled: Bool) { ClientLog.setEnabled(enabled) }
 
     // MARK: - Instances
 

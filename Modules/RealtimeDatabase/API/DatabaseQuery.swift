@@ -242,3 +242,18 @@ public class DatabaseQuery: @unchecked Sendable {
         }
     }
 }
+
+extension DatabaseQuery: Hashable {
+    /// Two queries are equal when they are of the same kind (reference or query), on the same
+    /// database instance, at the same location, with the same ordering, range and limit.
+    public static func == (lhs: DatabaseQuery, rhs: DatabaseQuery) -> Bool {
+        type(of: lhs) == type(of: rhs) && lhs.database === rhs.database && lhs.path == rhs.path && lhs.params == rhs.params
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(database))
+        hasher.combine(path)
+        hasher.combine(params)
+    }
+}

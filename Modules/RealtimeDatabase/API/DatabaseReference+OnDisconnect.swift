@@ -31,6 +31,12 @@ extension DatabaseReference {
         try await awaitWrite { self.onDisconnectSetValue(value, withCompletionBlock: $0) }
     }
 
+    /// Registers the set of `value` and `priority` once the server has accepted it.
+    @discardableResult
+    public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
+        try await awaitWrite { self.onDisconnectSetValue(value, andPriority: priority, withCompletionBlock: $0) }
+    }
+
     /// Removes the data here when this client disconnects.
     public func onDisconnectRemoveValue() { onDisconnectSetValue(nil) }
 
@@ -57,13 +63,19 @@ extension DatabaseReference {
         onDisconnectUpdate(values, completion: block)
     }
 
+    /// Registers the update once the server has accepted it.
+    @discardableResult
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
+        try await awaitWrite { self.onDisconnectUpdateChildValues(values, withCompletionBlock: $0) }
+    }
+
     /// Cancels every onDisconnect write registered here and below.
     public func cancelDisconnectOperations() {
         database.repo.onDisconnectCancel(at: path, completion: nil)
     }
 
     /// Cancels the onDisconnect writes here and below; `block` hears when the server has.
-    public func cancelDisconnectOperations(completionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+    public func cancelDisconnectOperations(completionBlock block: (((any Error)?, DatabaseReference) -> Void)?) {
         database.repo.onDisconnectCancel(at: path, completion: completionAdapter(block))
     }
 

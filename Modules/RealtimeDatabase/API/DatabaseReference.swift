@@ -9,7 +9,7 @@ import QueryEngine
 /// to the server in order (queued while offline). Invalid keys, paths and values write nothing:
 /// the completion block (or the `async` form) gets a ``DatabaseError`` with code
 /// `invalidArgument`; without a completion block the error is logged.
-public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, CustomStringConvertible {
+public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     init(database: Database, path: TreePath) {
         super.init(database: database, path: path, params: .default)
     }
@@ -47,8 +47,16 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable, Custom
     /// The full URL of this location.
     public var url: String { database.url(forPath: path) }
 
-    /// The location as a URL string.
-    public var description: String { url }
+    /// The location as a URL string (a method, as Swift imports Firebase's `-description`).
+    public func description() -> String { url }
+
+    // MARK: - Connection of every database
+
+    /// Disconnects every database instance from its server (as each instance's ``Database/goOffline()``).
+    public class func goOffline() { Registry.shared.forEachDatabase { $0.goOffline() } }
+
+    /// Reconnects every database instance (as each instance's ``Database/goOnline()``).
+    public class func goOnline() { Registry.shared.forEachDatabase { $0.goOnline() } }
 
     // MARK: - Writing
 

@@ -35,7 +35,7 @@ final class Repo: @unchecked Sendable {
         var backends: StorageBackends
     }
 
-    static let logger = Logger(label: "rtdb.client")
+    static var logger: Logger { ClientLog.logger }
 
     /// The serial domain that owns the state below.
     let queue = RepoQueue(label: "rtdb.repo")

@@ -27,6 +27,11 @@ final class Registry: @unchecked Sendable {
         return environment["FIREBASE_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Calls `body` with every database instance made through ``database(url:)``.
+    func forEachDatabase(_ body: (Database) -> Void) {
+        for database in lock.withLock({ Array(instances.values) }) { body(database) }
+    }
+
     func database(url text: String) -> Database {
         let parsed: DatabaseURL
         do {
