@@ -194,3 +194,45 @@ struct FirebaseAPIShapeTests {
         #expect(Database.sdkVersion() == Database.version && !Database.sdkVersion().isEmpty)
     }
 }
+
+/// `FirebaseApp` and `FirebaseOptions`: configuring an app, reading a `GoogleService-Info.plist`,
+/// and the app's database.
+@Suite("FirebaseApp")
+struct FirebaseAppTests {
+    @Test func anAppFromAPlistGivesItsDatabase() throws {
+        let plist: [String: Any] = [
+            "DATABASE_URL": "http://127.0.0.1:9?ns=from-plist", "GOOGLE_APP_ID": "1:2:ios:3", "GCM_SENDER_ID": "2",
+            "API_KEY": "key", "PROJECT_ID": "demo", "IS_ANALYTICS_ENABLED": false,
+        ]
+        let path = NSTemporaryDirectory() + "GoogleService-Info-\(UUID().uuidString).plist"
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let options = try #require(FirebaseOptions(contentsOfFile: path))
+        #expect(options.databaseURL == "http://127.0.0.1:9?ns=from-plist")
+        #expect(options.googleAppID == "1:2:ios:3" && options.projectID == "demo" && options.apiKey == "key")
+        #expect(FirebaseOptions(contentsOfFile: path + ".missing") == nil)
+
+        let name = "plist-\(UUID().uuidString)"
+        FirebaseApp.configure(name: name, options: options)
+        let app = try #require(FirebaseApp.app(name: name))
+        #expect(app.name == name && app.options === options)
+        #expect(FirebaseApp.allApps?[name] === app)
+        let database = Database.database(app: app)
+        #expect(database.app === app)
+        #expect(database.reference(withPath: "x").description() == "http://127.0.0.1:9/x?ns=from-plist")
+        #expect(Database.database(app: app) === database, "one instance per app and URL")
+        let other = Database.database(app: app, url: "http://127.0.0.1:9?ns=other-\(name)")
+        #expect(other !== database && other.app === app)
+        let deleted = Recorder()
+        app.delete { deleted.record("\($0)") }
+        #expect(deleted.all == ["true"])
+        #expect(FirebaseApp.app(name: name) == nil)
+    }
+
+    @Test func optionsMadeInCode() {
+        let options = FirebaseOptions(googleAppID: "1:2:ios:3", gcmSenderID: "2")
+        #expect(options.databaseURL == nil)
+        options.databaseURL = "http://127.0.0.1:9?ns=code"
+        #expect(options.databaseURL == "http://127.0.0.1:9?ns=code" && options.gcmSenderID == "2")
+    }
+}

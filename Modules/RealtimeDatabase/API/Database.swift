@@ -24,6 +24,7 @@ public final class Database: @unchecked Sendable {
     private var queue = DispatchQueue(label: "rtdb.callbacks")
     private var tokenStore = AuthTokenStore()
     private var startOffline = false
+    private var configuredApp: FirebaseApp?
     /// The transport the connection uses; tests swap in an in-memory one before first use.
     var transport: any Transport = WebSocketTransport()
     static var logger: Logger { ClientLog.logger }
@@ -46,6 +47,7 @@ public final class Database: @unchecked Sendable {
     ///
     /// Stops the program with a message saying how to configure one when none is configured.
     public static func database() -> Database {
+        if let app = FirebaseApp.app(), app.options.databaseURL != nil { return database(app: app) }
         guard let url = Registry.shared.defaultURL() else {
             preconditionFailure("""
                 No database is configured. Call Database.configure(url: "https://<namespace>.firebaseio.com") \
@@ -62,6 +64,12 @@ public final class Database: @unchecked Sendable {
     public static func database(url: String) -> Database {
         Registry.shared.database(url: url)
     }
+
+    /// The app this database belongs to, when it was obtained through one
+    /// (``database(app:)``, or ``database()`` after ``FirebaseApp/configure()``).
+    public var app: FirebaseApp? { lock.withLock { configuredApp } }
+
+    func setApp(_ app: FirebaseApp) { lock.withLock { configuredApp = app } }
 
     /// Sets the URL ``database()`` uses.
     public static func configure(url: String) {

@@ -19,6 +19,12 @@ final class Registry: @unchecked Sendable {
 
     func defaultURL() -> String? {
         if let configured = lock.withLock({ configuredURL }) { return configured }
+        return environmentURL()
+    }
+
+    /// The database the environment names: the emulator host (with its namespace), else
+    /// `FIREBASE_DATABASE_URL`.
+    func environmentURL() -> String? {
         let environment = ProcessInfo.processInfo.environment
         if let host = environment["FIREBASE_DATABASE_EMULATOR_HOST"], !host.isEmpty {
             let namespace = environment["FIREBASE_DATABASE_NAMESPACE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
