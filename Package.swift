@@ -190,6 +190,13 @@ let package = Package(
             ],
             path: tests("RealtimeDatabaseTests")
         ),
+        // Firebase's Swift API used as app code uses it, compiled in the Swift 5 language mode.
+        .testTarget(
+            name: "FirebaseAPICompileTests",
+            dependencies: ["RealtimeDatabase"],
+            path: tests("FirebaseAPICompileTests"),
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // A client process for the end-to-end tests (killed with SIGKILL mid-queue) and the client benchmarks.
         .executableTarget(
             name: "rtdb-client-probe",

@@ -96,7 +96,7 @@ struct APITests {
         let database = try offlineClient()
         defer { database.shutdown() }
         do {
-            try await database.reference(withPath: "x").setValue(from: Refuses())
+            try database.reference(withPath: "x").setValue(from: Refuses())
             Issue.record("the write was accepted")
         } catch let error as DatabaseError {
             #expect(error.code == .invalidArgument)
@@ -234,5 +234,54 @@ struct FirebaseAppTests {
         #expect(options.databaseURL == nil)
         options.databaseURL = "http://127.0.0.1:9?ns=code"
         #expect(options.databaseURL == "http://127.0.0.1:9?ns=code" && options.gcmSenderID == "2")
+    }
+}
+
+/// Firebase's structure coders and `@ServerTimestamp`.
+@Suite("Structure coders")
+struct StructureCoderTests {
+    struct Post: Codable, Equatable {
+        var title: String
+        var created: Date
+        @ServerTimestamp var updated: Date?
+    }
+
+    @Test func encodesToAndDecodesFromFoundationTrees() throws {
+        let encoder = Database.Encoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        let post = Post(title: "Hi", created: Date(timeIntervalSince1970: 1_700_000_000), updated: nil)
+        let tree = try #require(try encoder.encode(post) as? [String: Any])
+        #expect(tree["title"] as? String == "Hi")
+        #expect((tree["created"] as? NSNumber)?.int64Value == 1_700_000_000_000)
+        #expect(tree["updated"] as? [String: String] == [".sv": "timestamp"], "nil is the server-timestamp placeholder")
+
+        let decoder = Database.Decoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        let stored: [String: Any] = ["title": "Hi", "created": 1_700_000_000_000, "updated": 1_700_000_123_000]
+        let back = try decoder.decode(Post.self, from: stored)
+        #expect(back.title == "Hi" && back.created == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(back.updated == Date(timeIntervalSince1970: 1_700_000_123))
+        let withoutTimestamp = try decoder.decode(Post.self, from: ["title": "Hi", "created": 0] as [String: Any])
+        #expect(withoutTimestamp.updated == nil, "a missing key is a nil timestamp")
+        #expect(try Database.Decoder().decode(Int.self, from: 5) == 5, "scalars decode too")
+        #expect(try Database.Encoder().encode(7) as? Int == 7)
+    }
+
+    @Test func aServerTimestampIsFilledInByTheServer() async throws {
+        let server = try await ServerProcess.launch(backend: "memory")
+        defer { Task { await server.shutDown() } }
+        let namespace = Clients.namespace("timestamps")
+        let database = try Clients.make(server, namespace: namespace)
+        defer { database.shutdown() }
+        let before = Date()
+        let ref = database.reference(withPath: "posts/p1")
+        let written = Recorder()
+        try ref.setValue(from: Post(title: "Hi", created: before, updated: nil)) { error in written.record(error.map { "\($0)" } ?? "ok") }
+        #expect(try await written.waitFor("ok"))
+        let stored = try await server.read("posts/p1/updated", namespace: namespace) as? Double ?? 0
+        #expect(stored >= before.timeIntervalSince1970 * 1000 - 5_000, "the server wrote its time: \(stored)")
+        let snapshot = try await ref.getData()
+        let post = try snapshot.data(as: Post.self)
+        #expect(post.updated != nil && abs(post.updated!.timeIntervalSince1970 * 1000 - stored) < 1)
     }
 }

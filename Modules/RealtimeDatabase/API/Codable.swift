@@ -1,15 +1,11 @@
 public import Foundation
 import CoreTree
 
-extension Database {
-    /// Encodes `Encodable` values for ``DatabaseReference/setValue(from:encoder:completion:)`` (JSON rules).
-    public typealias Encoder = JSONEncoder
-    /// Decodes snapshots for ``DataSnapshot/data(as:decoder:)`` (JSON rules).
-    public typealias Decoder = JSONDecoder
-}
 
 extension DatabaseReference {
-    /// Writes an `Encodable` value here, encoded as JSON would encode it.
+    /// Writes an `Encodable` value here, encoded by `encoder` (as Firebase's, a synchronous call
+    /// that `completion` hears back from; there is no `async` form, so Firebase code calling it
+    /// with `try` inside an `async` function compiles unchanged).
     ///
     /// - Throws: ``DatabaseError`` with code `invalidArgument` when the value cannot be encoded
     ///   or stored; nothing is written then.
@@ -24,21 +20,9 @@ extension DatabaseReference {
         try database.repo.set(node, at: path, completion: finish)
     }
 
-    /// Writes an `Encodable` value here once the server has it.
-    public func setValue<T: Encodable>(from value: T, encoder: Database.Encoder = Database.Encoder()) async throws {
-        let node = try Self.encode(value, encoder: encoder)
-        _ = try await awaitWrite { block in
-            do {
-                try database.repo.set(node, at: path, completion: completionAdapter(block))
-            } catch {
-                block(error, self)
-            }
-        }
-    }
-
     static func encode<T: Encodable>(_ value: T, encoder: Database.Encoder) throws(DatabaseError) -> Node {
         do {
-            let data = try encoder.encode(value)
+            let data = try encoder.encodeJSON(value)
             return try Node(json: Array(data))
         } catch let error as CoreTreeError {
             throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)", underlying: error)
@@ -53,6 +37,6 @@ extension DataSnapshot {
     ///
     /// - Throws: the decoder's `DecodingError` when the data does not fit `T`.
     public func data<T: Decodable>(as type: T.Type, decoder: Database.Decoder = Database.Decoder()) throws -> T {
-        try decoder.decode(T.self, from: Data(node.jsonString(format: .plain).utf8))
+        try decoder.decodeJSON(T.self, from: Data(node.jsonString(format: .plain).utf8))
     }
 }
