@@ -15,12 +15,14 @@ PER_TEST_TIMEOUT seconds, so a broken server makes the run fail, never hang.
 """
 
 import faulthandler
+import json
 import os
 import queue
 import sys
 import threading
 import time
 import unittest
+import urllib.request
 import uuid
 
 import firebase_admin
@@ -609,6 +611,50 @@ class ListenTest(CompatTestCase):
         self.assert_event(events, 'put', '/', None)
         self.ref.set({'now': 'here'})
         self.assert_event(events, 'put', '/', {'now': 'here'})
+
+
+class AuthVariableOverrideTest(unittest.TestCase):
+    """`databaseAuthVariableOverride` (REST `auth_variable_override`): an admin app acting as a
+    user, or as nobody, is judged by the namespace's security rules."""
+
+    NAMESPACE = f'compat-rules-{uuid.uuid4().hex[:8]}'
+    RULES = {'rules': {'users': {'$uid': {'.read': 'auth != null && auth.uid === $uid',
+                                          '.write': 'auth != null && auth.uid === $uid'}}}}
+
+    def setUp(self):
+        faulthandler.dump_traceback_later(PER_TEST_TIMEOUT, exit=True)
+        self.addCleanup(faulthandler.cancel_dump_traceback_later)
+        request = urllib.request.Request(
+            f'http://{emulator_host()}/.settings/rules.json?ns={self.NAMESPACE}', method='PUT',
+            data=json.dumps(self.RULES).encode(), headers={'Authorization': 'Bearer owner'})
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+            self.assertEqual(response.status, 200)
+        url = f'https://{self.NAMESPACE}.firebaseio.com'
+        self.alice = firebase_admin.initialize_app(
+            options={'databaseURL': url, 'httpTimeout': HTTP_TIMEOUT,
+                     'databaseAuthVariableOverride': {'uid': 'alice'}},
+            name=f'alice-{uuid.uuid4().hex[:8]}')
+        self.nobody = firebase_admin.initialize_app(
+            options={'databaseURL': url, 'httpTimeout': HTTP_TIMEOUT,
+                     'databaseAuthVariableOverride': None},
+            name=f'nobody-{uuid.uuid4().hex[:8]}')
+        self.admin = firebase_admin.initialize_app(
+            options={'databaseURL': url, 'httpTimeout': HTTP_TIMEOUT}, name=f'admin-{uuid.uuid4().hex[:8]}')
+        for app in (self.alice, self.nobody, self.admin):
+            self.addCleanup(firebase_admin.delete_app, app)
+
+    def test_the_override_is_the_auth_the_rules_see(self):
+        db.reference('users/alice', app=self.alice).set({'name': 'Alice'})
+        self.assertEqual(db.reference('users/alice', app=self.alice).get(), {'name': 'Alice'})
+        with self.assertRaises(exceptions.FirebaseError):
+            db.reference('users/bob', app=self.alice).set({'name': 'Mallory'})
+        with self.assertRaises(exceptions.FirebaseError):
+            db.reference('users/alice', app=self.nobody).get()
+        with self.assertRaises(exceptions.FirebaseError):
+            db.reference('users/alice/name', app=self.nobody).set('Eve')
+        # The administrator is not bound by the rules, and nothing denied was written.
+        self.assertIsNone(db.reference('users/bob', app=self.admin).get())
+        self.assertEqual(db.reference('users/alice', app=self.admin).get(), {'name': 'Alice'})
 
 
 def main():
