@@ -32,10 +32,10 @@ extension Database {
         public var dataEncodingStrategy: DataEncodingStrategy = .base64
         public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
         public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
-        /// Context for the types being encoded.
-        public var userInfo: [CodingUserInfoKey: Any] = [:]
+        /// Context for the types being encoded (`Sendable` values, as Foundation's coders take).
+        public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         /// Values handed through uncoded (see ``StructureCodingPassthroughTypeResolver``).
-        public var passthroughTypeResolver: StructureCodingPassthroughTypeResolver.Type = NoPassthroughTypes.self
+        public var passthroughTypeResolver: any StructureCodingPassthroughTypeResolver.Type = NoPassthroughTypes.self
 
         /// An encoder with the default strategies.
         public init() {}
@@ -73,10 +73,10 @@ extension Database {
         public var dataDecodingStrategy: DataDecodingStrategy = .base64
         public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
         public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
-        /// Context for the types being decoded.
-        public var userInfo: [CodingUserInfoKey: Any] = [:]
+        /// Context for the types being decoded (`Sendable` values, as Foundation's coders take).
+        public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
         /// Values handed through undecoded (see ``StructureCodingPassthroughTypeResolver``).
-        public var passthroughTypeResolver: StructureCodingPassthroughTypeResolver.Type = NoPassthroughTypes.self
+        public var passthroughTypeResolver: any StructureCodingPassthroughTypeResolver.Type = NoPassthroughTypes.self
 
         /// A decoder with the default strategies.
         public init() {}
