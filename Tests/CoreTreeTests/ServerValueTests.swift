@@ -117,4 +117,30 @@ struct ServerValueTests {
         #expect(incremented.immediateChild("a").leafValue == .number(42))
         #expect(incremented.immediateChild("a").priority == .string("p"))
     }
+
+    @Test("a server value as a priority is carried until the write resolves it, from JSON and from Foundation")
+    func placeholderPriority() throws {
+        let leaf = json(#"{".value": 1, ".priority": {".sv": "timestamp"}}"#)
+        #expect(ServerValue.placeholderPriority(of: leaf) == ServerValue.timestamp)
+        try Validation.validateWrite(leaf, at: "a")
+        let resolvedLeaf = try ServerValue.resolve(leaf, existing: .empty, serverTime: 1234)
+        #expect(resolvedLeaf.leafValue == .number(1) && resolvedLeaf.priority == .number(1234))
+
+        let object = json(#"{"x": 1, ".priority": {".sv": {"increment": 2}}}"#)
+        let resolvedObject = try ServerValue.resolve(object, existing: Node(.number(9), priority: .number(5)), serverTime: 1)
+        #expect(resolvedObject.immediateChild("x").leafValue == .number(1))
+        #expect(resolvedObject.priority == .number(7), "an increment adds to the stored priority")
+
+        // The carrier goes over the wire and into the write queue as JSON and comes back the same.
+        #expect(json(leaf.jsonString(format: .export)) == leaf)
+        #expect(json(object.jsonString(format: .export)) == object)
+        let fromFoundation = try Node(foundationValue: [".value": "v", ".priority": [".sv": "timestamp"]] as [String: Any])
+        #expect(try ServerValue.resolve(fromFoundation, existing: .empty, serverTime: 5).priority == .number(5))
+
+        // Only a placeholder may ride as `.priority`; `.value` alone is still not a key.
+        expectCoreTreeError(.invalidValue) { try Validation.validateWrite(json(#"{".value": 1, ".priority": {".sv": "later"}}"#), at: "a") }
+        expectCoreTreeError(.invalidPriority) { _ = try Node(jsonString: #"{".value": 1, ".priority": {"x": 1}}"#) }
+        let priorityOnly = try ServerValue.resolve(json(#"{".priority": {".sv": "timestamp"}}"#), existing: .empty, serverTime: 1)
+        #expect(priorityOnly.isEmpty, "a priority alone on nothing is nothing")
+    }
 }

@@ -97,6 +97,30 @@ struct TransactionTests {
         #expect(try await server.read("queued", namespace: namespace) as? Int == 5)
     }
 
+    @Test("ServerValue.timestamp() as a priority: in setValue(_:andPriority:) and in a transaction, resolved by the server")
+    func serverTimestampAsPriority() async throws {
+        let server = try await ServerProcess.launch(backend: "memory")
+        defer { Task { await server.shutDown() } }
+        let namespace = Clients.namespace("sv-priority")
+        let database = try Clients.make(server, namespace: namespace)
+        defer { database.shutdown() }
+        let written = Recorder()
+        database.reference(withPath: "set").setValue("v", andPriority: ServerValue.timestamp()) { error, _ in
+            written.record(error.map { "\($0)" } ?? "ok")
+        }
+        #expect(try await written.waitFor("ok"))
+        let committed = try await database.reference(withPath: "tx").runTransactionBlock { data in
+            data.value = 1
+            data.priority = ServerValue.timestamp()
+            return .success(withValue: data)
+        }
+        #expect(committed.0, "the transaction completes")
+        for path in ["set", "tx"] {
+            let exported = try await restRequest("GET", server.restURL(path, namespace: namespace) + "&format=export").json as? [String: Any]
+            #expect((exported?[".priority"] as? Double ?? 0) > 1_600_000_000_000, "\(path): \(String(describing: exported))")
+        }
+    }
+
     @Test func concurrentIncrementsFromTwoClientsAllCount() async throws {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }

@@ -192,4 +192,25 @@ struct RESTServerValueTests {
         #expect(try await http("GET", "\(base)/n.json?ns=test&format=export").body == #"{".value":3,".priority":"p"}"#)
         await server.stop()
     }
+
+    @Test("a server value as a priority is resolved by the server in sets, merges and onDisconnect")
+    func serverValueAsPriority() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL
+        func priority(_ path: String) async throws -> Double? {
+            (try await http("GET", "\(base)/\(path).json?ns=test&format=export").json as? [String: Any])?[".priority"] as? Double
+        }
+        #expect(try await http("PUT", "\(base)/a.json?ns=test", body: #"{".value": "x", ".priority": {".sv": "timestamp"}}"#).status == 200)
+        #expect(try await priority("a") ?? 0 > 1_600_000_000_000)
+        let client = WireClient(port: server.port)
+        #expect(try await client.request("p", #"{"p":"/b","d":{"k":1,".priority":{".sv":"timestamp"}}}"#)["s"] as? String == "ok")
+        #expect(try await client.request("m", #"{"p":"/","d":{"c":{".value":2,".priority":{".sv":"timestamp"}}}}"#)["s"] as? String == "ok")
+        #expect(try await client.request("o", #"{"p":"/d","d":{".value":3,".priority":{".sv":"timestamp"}}}"#)["s"] as? String == "ok")
+        await client.close()
+        #expect(try await priority("b") ?? 0 > 1_600_000_000_000)
+        #expect(try await priority("c") ?? 0 > 1_600_000_000_000)
+        #expect(try await eventually { try await priority("d") ?? 0 > 1_600_000_000_000 })
+        #expect(try await http("PUT", "\(base)/e.json?ns=test", body: #"{".value": 1, ".priority": {".sv": "nonsense"}}"#).status == 400)
+        await server.stop()
+    }
 }

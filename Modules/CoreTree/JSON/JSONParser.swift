@@ -92,6 +92,7 @@ struct JSONParser {
         var entries: [(key: ChildKey, value: Node)] = []
         var explicitValue: Node?
         var priority: Priority?
+        var placeholderPriority: Node?
         var sawNull = false
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
@@ -109,7 +110,9 @@ struct JSONParser {
             let value = try parseValue()
             switch key {
             case ".value": explicitValue = value
-            case ".priority": priority = try priorityValue(value)
+            case ".priority":
+                // A server value as the priority stays a placeholder until the write resolves it.
+                if ServerValue.isPlaceholder(value) { placeholderPriority = value } else { priority = try priorityValue(value) }
             default:
                 if value.isEmpty { sawNull = true }
                 entries.append((ChildKey(key), value))
@@ -129,10 +132,12 @@ struct JSONParser {
             if entries.contains(where: { !$0.value.isEmpty }) {
                 throw CoreTreeError(.invalidValue, "An object with \".value\" may not have other children (besides \".priority\").")
             }
-            return explicitValue.withPriority(priority)
+            let node = explicitValue.withPriority(priority)
+            return placeholderPriority.map { ServerValue.carrying(node, priority: $0) } ?? node
         }
         let map = SortedMap(entries)
-        return sawNull ? Node(children: map, priority: priority) : Node(nonEmptyChildren: map, priority: priority)
+        let node = sawNull ? Node(children: map, priority: priority) : Node(nonEmptyChildren: map, priority: priority)
+        return placeholderPriority.map { ServerValue.carrying(node, priority: $0) } ?? node
     }
 
     private func priorityValue(_ node: Node) throws(CoreTreeError) -> Priority? {

@@ -77,10 +77,13 @@ extension Node {
             entries.reserveCapacity(dictionary.count)
             var explicitValue: Node?
             var priority: Priority?
+            var placeholderPriority: Node?
             for (key, element) in dictionary {
                 switch key {
                 case ".value": explicitValue = try convert(element, depth: depth + 1)
-                case ".priority": priority = try convertPriority(element)
+                case ".priority":
+                    let converted = try convert(element, depth: depth + 1)
+                    if ServerValue.isPlaceholder(converted) { placeholderPriority = converted } else { priority = try convertPriority(element) }
                 default:
                     let child = try convert(element, depth: depth + 1)
                     if !child.isEmpty { entries.append((ChildKey(key), child)) }
@@ -90,9 +93,11 @@ extension Node {
                 if !entries.isEmpty {
                     throw CoreTreeError(.invalidValue, "A value with \".value\" may not have other children (besides \".priority\").")
                 }
-                return explicitValue.withPriority(priority)
+                let node = explicitValue.withPriority(priority)
+                return placeholderPriority.map { ServerValue.carrying(node, priority: $0) } ?? node
             }
-            return Node(nonEmptyChildren: SortedMap(entries), priority: priority)
+            let node = Node(nonEmptyChildren: SortedMap(entries), priority: priority)
+            return placeholderPriority.map { ServerValue.carrying(node, priority: $0) } ?? node
         }
         if let array = value as? [Any] {
             var entries: [(key: ChildKey, value: Node)] = []

@@ -23,6 +23,32 @@ public enum ServerValue {
         return children.count == 1 && children.first!.key == ChildKey.serverValue
     }
 
+    // MARK: - A placeholder as a priority
+
+    /// `node` with a server value as its priority, in the wire's shape until it is resolved: a
+    /// children node whose `.priority` child is the placeholder and whose `.value` child is a leaf
+    /// (a children node keeps its children beside `.priority`). ``resolve(_:existing:serverTime:at:)``
+    /// turns it into `node` with the resolved priority.
+    public static func carrying(_ node: Node, priority placeholder: Node) -> Node {
+        let body = node.withPriority(nil)
+        if body.isLeaf {
+            return Node(children: [(key: ChildKey.priority, value: placeholder), (key: ChildKey.value, value: body)])
+        }
+        return Node(children: Array(body.children.map { (key: $0.key, value: $0.value) }) + [(key: ChildKey.priority, value: placeholder)])
+    }
+
+    /// The placeholder a node carries as its priority (see ``carrying(_:priority:)``), or nil.
+    public static func placeholderPriority(of node: Node) -> Node? {
+        guard let child = node.children[ChildKey.priority], isPlaceholder(child) else { return nil }
+        return child
+    }
+
+    /// What a node carrying a placeholder priority holds besides it: its `.value`, or its other children.
+    static func body(ofCarrier node: Node) -> Node {
+        if let value = node.children[ChildKey.value] { return value }
+        return Node(children: node.children.lazy.filter { $0.key != ChildKey.priority }.map { (key: $0.key, value: $0.value) })
+    }
+
     /// Whether `node` or anything below it is a placeholder.
     public static func containsPlaceholder(_ node: Node) -> Bool {
         if isPlaceholder(node) { return true }
@@ -55,6 +81,16 @@ public enum ServerValue {
     /// - Throws: ``CoreTreeError`` with code `invalidValue` when an increment's sum is not a
     ///   finite number (`1e308 + 1e308`): no JSON can hold it, so the write must not happen.
     public static func resolve(_ node: Node, existing: Node, serverTime: Int64, at path: TreePath = .root) throws(CoreTreeError) -> Node {
+        if let placeholder = placeholderPriority(of: node) {
+            let resolvedBody = try resolve(body(ofCarrier: node), existing: existing, serverTime: serverTime, at: path)
+            let resolvedPriority = try resolvePlaceholder(
+                placeholder, existing: existing.priority?.node ?? .empty, serverTime: serverTime, at: path.child(ChildKey.priority))
+            switch resolvedPriority.leafValue {
+            case .number(let number)?: return resolvedBody.withPriority(.number(number))
+            case .string(let string)?: return resolvedBody.withPriority(.string(string))
+            default: return resolvedBody
+            }
+        }
         if isPlaceholder(node) {
             return try resolvePlaceholder(node, existing: existing, serverTime: serverTime, at: path)
         }

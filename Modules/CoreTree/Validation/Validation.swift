@@ -101,6 +101,11 @@ public enum Validation {
             try ServerValue.validatePlaceholder(node, at: TreePath(keys: path))
             return
         }
+        if let placeholder = ServerValue.placeholderPriority(of: node) {
+            try ServerValue.validatePlaceholder(placeholder, at: TreePath(keys: path + [ChildKey.priority]))
+            try validateData(ServerValue.body(ofCarrier: node), path: path, bytes: bytes)
+            return
+        }
         for (key, child) in node.children {
             var childPath = path
             childPath.append(key)

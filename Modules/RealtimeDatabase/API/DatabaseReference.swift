@@ -152,7 +152,12 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     }
 
     static func node(_ value: Any?, priority: Any?) throws(DatabaseError) -> Node {
-        try ValueConversion.node(from: value).withPriority(try ValueConversion.priority(from: priority))
+        let node = try ValueConversion.node(from: value)
+        if let placeholder = try ValueConversion.placeholderPriority(from: priority) {
+            // `ServerValue.timestamp()` as the priority: the server resolves it with the value.
+            return CoreTree.ServerValue.carrying(node, priority: placeholder)
+        }
+        return node.withPriority(try ValueConversion.priority(from: priority))
     }
 
     static func updateChildren(_ values: [AnyHashable: Any]) throws(DatabaseError) -> [(path: TreePath, node: Node)] {

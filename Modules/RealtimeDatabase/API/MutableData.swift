@@ -53,6 +53,10 @@ public final class MutableData: NSObject, @unchecked Sendable {
         }
         set {
             do {
+                if let placeholder = try ValueConversion.placeholderPriority(from: newValue) {
+                    holder.node = holder.node.updatingChild(at: path, to: CoreTree.ServerValue.carrying(node, priority: placeholder))
+                    return
+                }
                 let newPriority = try ValueConversion.priority(from: newValue)
                 holder.node = holder.node.updatingChild(at: path, to: node.withPriority(newPriority))
             } catch {

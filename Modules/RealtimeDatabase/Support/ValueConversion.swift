@@ -22,6 +22,13 @@ enum ValueConversion {
     }
 
     /// A priority: a number, a string or nil.
+    /// The server-value placeholder `value` holds (`ServerValue.timestamp()` as a priority), or nil.
+    static func placeholderPriority(from value: Any?) throws(DatabaseError) -> Node? {
+        guard let value, !(value is NSNull), value is [AnyHashable: Any] else { return nil }
+        let node = try node(from: value)
+        return CoreTree.ServerValue.isPlaceholder(node) ? node : nil
+    }
+
     static func priority(from value: Any?) throws(DatabaseError) -> Priority? {
         guard let value, !(value is NSNull) else { return nil }
         let node = try node(from: value)
