@@ -106,7 +106,7 @@ public final class TokenVerifier: Sendable {
     /// What `credential` is.
     public func verify(_ credential: String) async -> Credential {
         if ownerAllowed && credential == "owner" { return .admin }
-        if let secret = configuration.secret, credential == secret { return .admin }
+        if let secret = configuration.secret, Self.constantTimeEqual(credential, secret) { return .admin }
         guard configuration.verifiesTokens else {
             return .invalid("This server verifies no tokens; start it with --auth-secret-file or --auth-jwks.")
         }
@@ -125,6 +125,19 @@ public final class TokenVerifier: Sendable {
         }
         guard let token = Self.payload(of: credential) else { return .invalid("The token's payload is not a JSON object.") }
         return .user(auth: Self.authVariable(token: token, subject: claims.sub), expires: claims.exp.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    /// Whether `a` and `b` are equal, in time that does not depend on where they differ (the
+    /// secret is an administrator credential: an early exit would leak it byte by byte).
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (left, right) = (Array(a.utf8), Array(b.utf8))
+        var difference = UInt8(truncatingIfNeeded: left.count ^ right.count)
+        for index in 0..<max(left.count, right.count) {
+            let l = index < left.count ? left[index] : 0
+            let r = index < right.count ? right[index] : 0
+            difference |= l ^ r
+        }
+        return difference == 0 && left.count == right.count
     }
 
     /// The payload (second part) of a compact JWT as a tree.
