@@ -285,3 +285,42 @@ struct StructureCoderTests {
         #expect(post.updated != nil && abs(post.updated!.timeIntervalSince1970 * 1000 - stored) < 1)
     }
 }
+
+/// `FirebaseApp.configure()` in its own process (it sets process-wide defaults): it reads
+/// `GoogleService-Info.plist` beside the executable, else the environment.
+@Suite("FirebaseApp.configure()")
+struct FirebaseAppConfigureTests {
+    private static func run(_ executable: URL, environment: [String: String]) async throws -> String {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["configure-app"]
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func readsThePlistElseTheEnvironment() async throws {
+        let probe = try builtExecutable(named: "rtdb-client-probe")
+        let fromEnvironment = try await Self.run(probe, environment: ["FIREBASE_DATABASE_EMULATOR_HOST": "127.0.0.1:9", "FIREBASE_DATABASE_NAMESPACE": "env"])
+        #expect(fromEnvironment == "url http://127.0.0.1:9/?ns=env app __FIRAPP_DEFAULT")
+
+        // A copy of the probe with a GoogleService-Info.plist beside it: the plist wins.
+        let directory = NSTemporaryDirectory() + "rtdb-plist-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let copy = URL(fileURLWithPath: directory + "/rtdb-client-probe")
+        try FileManager.default.copyItem(at: probe, to: copy)
+        let plist: [String: Any] = ["DATABASE_URL": "http://127.0.0.1:9?ns=plist", "GOOGLE_APP_ID": "1:2:ios:3", "GCM_SENDER_ID": "2"]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: directory + "/GoogleService-Info.plist"))
+        let fromPlist = try await Self.run(copy, environment: ["FIREBASE_DATABASE_EMULATOR_HOST": "127.0.0.1:9"])
+        #expect(fromPlist == "url http://127.0.0.1:9/?ns=plist app __FIRAPP_DEFAULT")
+    }
+}

@@ -13,7 +13,7 @@ struct ClientProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-client-probe",
         abstract: "A RealtimeDatabase client process for tests and benchmarks.",
-        subcommands: [WriteOffline.self, Drain.self])
+        subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self])
 }
 
 struct WriteOffline: AsyncParsableCommand {
@@ -78,5 +78,17 @@ struct Drain: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("local \(snapshot.value ?? "nil") at \(ContinuousClock.now - start)\n".utf8))
         }
         try await Task.sleep(for: .seconds(seconds))
+    }
+}
+
+struct ConfigureApp: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "configure-app",
+        abstract: "Call FirebaseApp.configure() and print the default database's URL and app (for FirebaseApp's tests).")
+
+    func run() async throws {
+        FirebaseApp.configure()
+        let database = Database.database()
+        print("url \(database.reference().url) app \(database.app?.name ?? "none")")
     }
 }
