@@ -437,6 +437,18 @@ public actor NamespaceDatabase {
     /// The security rules JSON stored for this namespace, or `nil`.
     public nonisolated func storedRules() throws -> [UInt8]? { try store.setting(named: "rules") }
 
+    /// Whether the rules define the index a query with `params` at `path` orders by (`.indexOn`):
+    /// always for key and priority order; for value order `.value`, for child order that child.
+    /// Firebase serves unindexed queries too, but warns (`no_index`).
+    public func isIndexed(_ path: TreePath, params: QueryParams) -> Bool {
+        guard params.hasExplicitOrder else { return true }
+        switch params.index {
+        case .key, .priority: return true
+        case .value: return rules.indexOn(at: path).contains(".value")
+        case .child(let child): return rules.indexOn(at: path).contains(child.relativeForm)
+        }
+    }
+
     /// The rules in force, as installed (comments kept).
     public var rulesSource: String { rules.source }
 

@@ -187,7 +187,9 @@ struct WebSocketSession {
                 return
             }
             listens[key] = (path, params, tag)
-            outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: "{}"))
+            // As Firebase: an unindexed order is served, with a warning the client logs.
+            let indexed = await database.isIndexed(path, params: params)
+            outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: indexed ? "{}" : #"{"w":["no_index"]}"#))
         case .unlisten(let path, let query, let tag):
             guard let params = parseQuery(query, number: number) else { return }
             if let old = listens.removeValue(forKey: ListenKey(path: path, query: params.identifier, tag: tag)) {

@@ -127,6 +127,29 @@ struct RuleEnforcementTests {
         await server.stop()
     }
 
+    @Test("a listen ordered by an unindexed child or value is served with the no_index warning; .indexOn silences it")
+    func noIndexWarning() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL
+        let client = WireClient(port: server.port, namespace: "index")
+        func warnings(_ body: String) async throws -> [String]? {
+            let reply = try await client.request("q", body)
+            #expect(reply["s"] as? String == "ok")
+            return (reply["d"] as? [String: Any])?["w"] as? [String]
+        }
+        #expect(try await warnings(#"{"p":"/dinos","q":{"i":"height"},"t":1,"h":""}"#) == ["no_index"])
+        #expect(try await warnings(#"{"p":"/scores","q":{"i":".value","l":3,"vf":"r"},"t":2,"h":""}"#) == ["no_index"])
+        #expect(try await warnings(#"{"p":"/dinos","q":{"i":".key","l":3,"vf":"l"},"t":3,"h":""}"#) == nil, "key order needs no index")
+        #expect(try await warnings(#"{"p":"/plain","h":""}"#) == nil)
+        let indexed = #"{"rules": {".read": true, ".write": true, "dinos": {".indexOn": ["height"]}, "scores": {".indexOn": ".value"}}}"#
+        #expect(try await http("PUT", "\(base)/.settings/rules.json?ns=index&auth=owner", body: indexed).status == 200)
+        #expect(try await warnings(#"{"p":"/dinos","q":{"i":"height","l":2,"vf":"l"},"t":4,"h":""}"#) == nil)
+        #expect(try await warnings(#"{"p":"/scores","q":{"i":".value","l":2,"vf":"l"},"t":5,"h":""}"#) == nil)
+        #expect(try await warnings(#"{"p":"/dinos","q":{"i":"weight"},"t":6,"h":""}"#) == ["no_index"])
+        await client.close()
+        await server.stop()
+    }
+
     @Test("the administrator (owner on loopback) is not bound by the rules")
     func adminBypasses() async throws {
         let (server, base) = try await Self.start()
