@@ -498,6 +498,40 @@ class QueryTest(CompatTestCase):
         self.assert_query(self.dinos.order_by_key().equal_to('stegosaurus'), ['stegosaurus'],
                           DINOSAURS)
 
+    def test_range_and_limit_combinations_match_a_model(self):
+        """Every combination of start_at, end_at, equal_to and limit_to_first/last on value and
+        child order, against a model of Firebase's ordering (value, then key)."""
+        cases = [(self.scores.order_by_value, SCORES, lambda v: v),
+                 (lambda: self.dinos.order_by_child('h'), DINOSAURS, lambda v: v['h'])]
+        starts, ends, equals = [None, 5, 21, 22, 23, 80], [None, 21, 22, 55, 100], [22, 93, 0.6, 4]
+        limits = [None, ('first', 1), ('first', 3), ('last', 1), ('last', 3)]
+        checked = 0
+        for make, source, value_of in cases:
+            ordered = sorted(source, key=lambda key: (value_of(source[key]), key))
+            bounds = [(start, end, None) for start in starts for end in ends]
+            bounds += [(None, None, equal) for equal in equals]
+            for start, end, equal in bounds:
+                for limit in limits:
+                    query, keys = make(), list(ordered)
+                    if start is not None:
+                        query = query.start_at(start)
+                        keys = [k for k in keys if value_of(source[k]) >= start]
+                    if end is not None:
+                        query = query.end_at(end)
+                        keys = [k for k in keys if value_of(source[k]) <= end]
+                    if equal is not None:
+                        query = query.equal_to(equal)
+                        keys = [k for k in keys if value_of(source[k]) == equal]
+                    if limit is not None:
+                        kind, count = limit
+                        query = query.limit_to_first(count) if kind == 'first' else query.limit_to_last(count)
+                        keys = keys[:count] if kind == 'first' else keys[-count:]
+                    result = query.get() or {}
+                    self.assertEqual(list(result.keys()), keys,
+                                     f'start {start} end {end} equal {equal} limit {limit}')
+                    checked += 1
+        self.assertEqual(checked, 2 * (6 * 5 + 4) * 5)
+
     def test_order_by_key_integer_keys_first(self):
         data = {'10': 'ten', '9': 'nine', 'a': 'letter', '100': 'hundred', 'b': 'b'}
         holder = self.ref.child('keys')
