@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 @testable import RealtimeDatabase
 import TestSupport
@@ -311,12 +314,17 @@ struct FirebaseAppConfigureTests {
         let fromEnvironment = try await Self.run(probe, environment: ["FIREBASE_DATABASE_EMULATOR_HOST": "127.0.0.1:9", "FIREBASE_DATABASE_NAMESPACE": "env"])
         #expect(fromEnvironment == "url http://127.0.0.1:9/?ns=env app __FIRAPP_DEFAULT")
 
-        // A copy of the probe with a GoogleService-Info.plist beside it: the plist wins.
-        let directory = NSTemporaryDirectory() + "rtdb-plist-\(UUID().uuidString)"
+        // The probe with a GoogleService-Info.plist beside it: the plist wins. A hard link in a
+        // directory next to the built probe (same file system) stands in for a copy: copying the
+        // 90 MB debug binary blocked a cooperative thread long enough to starve other tests.
+        let directory = probe.deletingLastPathComponent().path + "/plist-test-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let copy = URL(fileURLWithPath: directory + "/rtdb-client-probe")
-        try FileManager.default.copyItem(at: probe, to: copy)
+        guard link(probe.path, copy.path) == 0 else {
+            Issue.record("cannot link the probe beside a plist: errno \(errno)")
+            return
+        }
         let plist: [String: Any] = ["DATABASE_URL": "http://127.0.0.1:9?ns=plist", "GOOGLE_APP_ID": "1:2:ios:3", "GCM_SENDER_ID": "2"]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
             .write(to: URL(fileURLWithPath: directory + "/GoogleService-Info.plist"))
