@@ -21,6 +21,14 @@ final class RuleLocation: Sendable {
         self.wildcard = wildcard
     }
 
+    /// The location for child `key` on the way down, with the wildcard it binds (if any) added
+    /// to `wildcards`; nil when no rule covers the key.
+    func descend(_ key: ChildKey, binding wildcards: inout WildcardValues) -> RuleLocation? {
+        guard let next = child(key.stringValue) else { return nil }
+        if let name = next.binding { wildcards.append((name, key.stringValue)) }
+        return next.location
+    }
+
     /// The location for child `key`, and the wildcard it binds, if any.
     func child(_ key: String) -> (location: RuleLocation, binding: String?)? {
         if let named = children[key] { return (named, nil) }
@@ -100,9 +108,8 @@ public struct RuleSet: Sendable {
             }
             guard levelPath.depth < path.depth else { return false }
             let key = path.keys[levelPath.depth]
-            guard let next = location.child(key.stringValue) else { return false }
-            if let name = next.binding { wildcards.append((name, key.stringValue)) }
-            location = next.location
+            guard let next = location.descend(key, binding: &wildcards) else { return false }
+            location = next
             levelPath = levelPath.child(key)
             node = node.immediateChild(key)
         }
@@ -154,9 +161,8 @@ public struct RuleSet: Sendable {
                 }
             }
             let key = path.keys[levelPath.depth]
-            guard let next = location.child(key.stringValue) else { return granted }
-            if let name = next.binding { wildcards.append((name, key.stringValue)) }
-            location = next.location
+            guard let next = location.descend(key, binding: &wildcards) else { return granted }
+            location = next
             levelPath = levelPath.child(key)
             oldNode = oldNode.immediateChild(key)
             newNode = newNode.immediateChild(key)
@@ -175,10 +181,9 @@ public struct RuleSet: Sendable {
         }
         guard !location.children.isEmpty || location.wildcard != nil else { return true }
         for (key, child) in newNode.children {
-            guard let next = location.child(key.stringValue) else { continue }
             var inner = wildcards
-            if let name = next.binding { inner.append((name, key.stringValue)) }
-            guard validateSubtree(next.location, path: path.child(key), wildcards: inner, oldNode: oldNode.immediateChild(key),
+            guard let next = location.descend(key, binding: &inner) else { continue }
+            guard validateSubtree(next, path: path.child(key), wildcards: inner, oldNode: oldNode.immediateChild(key),
                                   newNode: child, before: before, after: after, auth: auth, now: now) else {
                 return false
             }

@@ -209,12 +209,11 @@ struct RulesTextParser {
             }
             guard let escaped = current else { break }
             advance()
+            if let character = RuleEscapes.character(escaped) {
+                value.unicodeScalars.append(character)
+                continue
+            }
             switch escaped {
-            case "n": value.append("\n")
-            case "t": value.append("\t")
-            case "r": value.append("\r")
-            case "b": value.append("\u{8}")
-            case "f": value.append("\u{C}")
             case "u":
                 var code: UInt32 = 0
                 for _ in 0..<4 {

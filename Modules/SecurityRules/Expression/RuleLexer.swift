@@ -135,14 +135,11 @@ struct RuleLexer {
             guard position < scalars.count else { break }
             let escaped = scalars[position]
             position += 1
+            if let character = RuleEscapes.character(escaped) {
+                value.unicodeScalars.append(character)
+                continue
+            }
             switch escaped {
-            case "n": value.append("\n")
-            case "t": value.append("\t")
-            case "r": value.append("\r")
-            case "b": value.append("\u{8}")
-            case "f": value.append("\u{C}")
-            case "v": value.append("\u{B}")
-            case "0": value.append("\0")
             case "u":
                 guard position + 4 <= scalars.count,
                       let code = UInt32(String(String.UnicodeScalarView(scalars[position..<(position + 4)])), radix: 16),
