@@ -152,8 +152,8 @@ func useTheAsyncAPI(_ child: DatabaseReference, _ query: DatabaseQuery) async th
     try await child.cancelDisconnectOperations()
     let (committed, result): (Bool, DataSnapshot) = try await child.runTransactionBlock { data in .success(withValue: data) }
     _ = (committed, result)
-    let once: DataSnapshot = await query.observeSingleEvent(of: .value)
-    let (onceChild, previous): (DataSnapshot, String?) = await query.observeSingleEventAndPreviousSiblingKey(of: .childAdded)
+    let once: DataSnapshot = try await query.observeSingleEvent(of: .value)
+    let (onceChild, previous): (DataSnapshot, String?) = try await query.observeSingleEventAndPreviousSiblingKey(of: .childAdded)
     _ = (once, onceChild, previous)
 }
 

@@ -99,7 +99,12 @@ import TestSupport
 /// would lock a user out of healthy data.
 @Suite struct LMDBTreeCheckTests {
     @Test("A store churned by puts, overwrites, deletes, range deletes and values on overflow pages reopens")
-    func churnedStoreReopens() throws {
+    func churnedStoreReopens() async throws {
+        try await offThePool { try Self.churn() }
+    }
+
+    /// Twelve rounds of churn (blocking: it runs off the cooperative pool).
+    private static func churn() throws {
         try withTemporaryDirectory { directory in
             var random = SplitMix64(seed: 11)
             var expected: [[UInt8]: [UInt8]] = [:]

@@ -61,10 +61,10 @@ struct KeepSyncedTests {
         database.reference(withPath: "pinned").keepSynced(true)
         // Visit each room in turn: listen until its data arrives, then stop listening.
         for index in 0..<8 {
-            let snapshot = await database.reference(withPath: "rooms/r\(index)").observeSingleEvent(of: .value)
+            let snapshot = try await database.reference(withPath: "rooms/r\(index)").observeSingleEvent(of: .value)
             #expect(snapshot.childrenCount == 200)
         }
-        _ = await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
         let repo = database.repo
         #expect(repo.perform { repo.persistence!.cacheSizeBytes } > budget, "the test should overfill the cache")
         database.shutdown()

@@ -39,4 +39,31 @@ struct RulesEndToEndTests {
         #expect(try await server.read("users/bob/name", namespace: namespace, auth: TestTokens.secret) == nil, "nothing was written")
         #expect(try await server.read("users/alice/name", namespace: namespace, auth: TestTokens.secret) as? String == "Alice")
     }
+
+    /// The async single-event forms tell a refused listen from an empty location: the first
+    /// throws permission denied, the second returns an empty snapshot.
+    @Test func asyncSingleEventsThrowWhenTheListenIsRefused() async throws {
+        let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
+        _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
+        defer { Task { await server.shutDown() } }
+        let database = try Clients.make(server, namespace: Clients.namespace("rules-once"))
+        defer { database.shutdown() }
+        database.setAuthToken(TestTokens.token(subject: "alice"))
+
+        let empty = try await database.reference(withPath: "users/alice/none").observeSingleEvent(of: .value)
+        #expect(!empty.exists())
+        do {
+            let snapshot = try await database.reference(withPath: "users/bob").observeSingleEvent(of: .value)
+            Issue.record("a refused listen returned a snapshot: \(snapshot)")
+        } catch let error as DatabaseError {
+            #expect(error.code == .permissionDenied, "\(error)")
+        }
+        do {
+            let (snapshot, _) = try await database.reference(withPath: "users/bob").observeSingleEventAndPreviousSiblingKey(of: .childAdded)
+            Issue.record("a refused listen returned a child: \(snapshot)")
+        } catch let error as DatabaseError {
+            #expect(error.code == .permissionDenied, "\(error)")
+        }
+    }
 }

@@ -74,13 +74,18 @@ struct DiskDamageTests {
         let root = NSTemporaryDirectory() + "rtdb-damage-\(backend.name)-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: root) }
         let pristine = root + "/pristine"
-        let expected = try makeStore(backend, pristine)
+        // Store writes (fsync), copies and flips block: they run off the cooperative pool.
+        let expected = try await offThePool { try makeStore(backend, pristine) }
         var random = SplitMix64(seed: 2026)
         var outcomes: [Outcome: Int] = [:]
         for round in 0..<rounds {
             let copy = root + "/round-\(round)"
-            try FileManager.default.copyItem(atPath: pristine, toPath: copy)
-            try damage(copy, &random)
+            random = try await offThePool { [random] in
+                var random = random
+                try FileManager.default.copyItem(atPath: pristine, toPath: copy)
+                try damage(copy, &random)
+                return random
+            }
             let (status, output) = try await load(backend.name, copy)
             let outcome: Outcome =
                 status != 0 ? .crashed

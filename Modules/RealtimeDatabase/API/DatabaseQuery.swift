@@ -174,15 +174,22 @@ public class DatabaseQuery: @unchecked Sendable {
     }
 
     /// The first event of `eventType`.
-    public func observeSingleEvent(of eventType: DataEventType) async -> DataSnapshot {
-        await observeSingleEventAndPreviousSiblingKey(of: eventType).0
+    ///
+    /// Throws the listen's error (for example ``DatabaseError/Code/permissionDenied``) when the
+    /// server refuses or revokes it, so an error is never mistaken for an empty location.
+    /// Firebase's form is imported without `throws` and never returns after a cancelled listen;
+    /// code that calls it with `try await`, as Firebase's own API tests do, compiles unchanged.
+    public func observeSingleEvent(of eventType: DataEventType) async throws -> DataSnapshot {
+        try await observeSingleEventAndPreviousSiblingKey(of: eventType).0
     }
 
-    /// The first event of `eventType` and its previous sibling's key.
-    public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async -> (DataSnapshot, String?) {
-        await withCheckedContinuation { continuation in
-            register(eventType, once: true, callback: { continuation.resume(returning: ($0, $1)) }, cancel: { [ref] _ in
-                continuation.resume(returning: (DataSnapshot(node: .empty, ref: ref), nil))
+    /// The first event of `eventType` and its previous sibling's key; throws as
+    /// ``observeSingleEvent(of:)`` does.
+    public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async throws -> (DataSnapshot, String?) {
+        try await withCheckedThrowingContinuation { continuation in
+            // The registration delivers exactly one of the two (its claim is taken once).
+            register(eventType, once: true, callback: { continuation.resume(returning: ($0, $1)) }, cancel: {
+                continuation.resume(throwing: $0)
             })
         }
     }
