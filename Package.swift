@@ -197,6 +197,13 @@ let package = Package(
             path: tests("FirebaseAPICompileTests"),
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The same file (a symbolic link to it) compiled in the Swift 6 language mode.
+        .testTarget(
+            name: "FirebaseAPICompileSwift6Tests",
+            dependencies: ["RealtimeDatabase"],
+            path: tests("FirebaseAPICompileSwift6Tests"),
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // A client process for the end-to-end tests (killed with SIGKILL mid-queue) and the client benchmarks.
         .executableTarget(
             name: "rtdb-client-probe",

@@ -1,7 +1,8 @@
 // Calls the public API of Firebase's Swift interface for the Realtime Database (FirebaseDatabase
 // 12.x, its headers as Swift imports them, and its Codable extensions) the way app code and
 // Firebase's own API tests do. The point is that it compiles with only the import changed, in the
-// Swift 5 language mode (this target's); the test below also runs it against no server.
+// Swift 5 language mode (FirebaseAPICompileTests) and in Swift 6 mode (FirebaseAPICompileSwift6Tests
+// links this file); the test below also runs it against no server.
 import Foundation
 import RealtimeDatabase
 import Testing
@@ -174,9 +175,9 @@ func write(_ reference: DatabaseReference) {
     reference.setValue(["name": "Ada", "points": 3])
 }
 
-@Suite("Firebase API, Swift 5 mode")
+@Suite("Firebase API as app code uses it")
 struct FirebaseAPICompileTests {
-    @Test("the whole API compiles in Swift 5 mode; the synchronous calls run offline without a crash")
+    @Test("the whole API compiles (Swift 5 and Swift 6 modes); the synchronous calls run offline without a crash")
     func compiles() async throws {
         let database = Database.database(url: "http://127.0.0.1:9?ns=compile-\(UUID().uuidString)")
         database.goOffline()

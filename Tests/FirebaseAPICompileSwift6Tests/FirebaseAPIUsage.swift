@@ -1,0 +1,1 @@
+../FirebaseAPICompileTests/FirebaseAPIUsage.swift
