@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
+        .library(name: "PostgresServerStore", targets: ["PostgresServerStore"]),
         .executable(name: "rtdb-server", targets: ["rtdb-server"]),
     ],
     traits: [
@@ -43,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -269,6 +271,24 @@ let package = Package(
             ],
             path: tests("RealtimeServerTests")
         ),
+        // Namespaces in PostgreSQL, shared by several rtdb-server nodes (the server core does not import it).
+        .target(
+            name: "PostgresServerStore",
+            dependencies: [
+                "RealtimeServer", "CoreTree",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: module("PostgresServerStore")
+        ),
+        .testTarget(
+            name: "PostgresServerStoreTests",
+            dependencies: [
+                "PostgresServerStore", "RealtimeServer", "ServerStoreConformance", "CoreTree", "TestSupport", "RealtimeDatabase",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: tests("PostgresServerStoreTests")
+        ),
         // The ServerStore conformance suite every server store passes (no product), and its child
         // process for the SIGKILL check.
         .target(
@@ -278,13 +298,16 @@ let package = Package(
         ),
         .executableTarget(
             name: "serverstore-crash-writer",
-            dependencies: ["CoreTree", "RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB"],
+            dependencies: [
+                "CoreTree", "RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "PostgresServerStore", .product(name: "Logging", package: "swift-log"),
+            ],
             path: tool("serverstore-crash-writer")
         ),
         .executableTarget(
             name: "rtdb-server",
             dependencies: [
-                "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

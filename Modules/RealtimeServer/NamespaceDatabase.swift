@@ -18,20 +18,32 @@ public import SecurityRules
 public actor NamespaceDatabase {
     /// The namespace's name.
     public nonisolated let name: String
-    private let store: any ServerStore
-    private let clock: @Sendable () -> Int64
+    let store: any ServerStore
+    let clock: @Sendable () -> Int64
     private let commitQueue: DispatchQueue
-    private var root: Node
-    private var durableRoot: Node
+    var root: Node
+    var durableRoot: Node
     private var listeners = ListenerTree()
     private let queries = QueryListeners()
     private var pending: [PendingWrite] = []
-    private var committing = false
+    var committing = false
     private var isClosed = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var pushIDs = PushIDGenerator()
     /// The security rules every non-admin request is judged by.
-    private var rules: RuleSet
+    var rules: RuleSet
+    /// The rules document as stored (`nil` when none is).
+    public internal(set) var storedRulesText: String?
+    /// The store when several nodes share the namespace; writes are then decided under its lock.
+    let shared: (any SharedServerStore)?
+    /// For a shared namespace: the last change-log entry the tree in memory includes.
+    var sequence: UInt64 = 0
+    /// For a shared namespace: writes waiting for the next exclusive commit.
+    var sharedPending: [SharedPendingWrite] = []
+    /// For a shared namespace: another node committed; catch up when the pipeline is free.
+    var catchUpWanted = false
+    /// For a shared namespace: the writes decided in the commit in flight.
+    var inFlight: [DecidedWrite] = []
     /// Every listen with the caller that holds it: users' listens are judged again when the rules
     /// or their identity change (an administrator's only when it stops being one).
     private var userListens: [UserListenKey: UserListen] = [:]
@@ -77,8 +89,12 @@ public actor NamespaceDatabase {
         self.commitQueue = DispatchQueue(label: "rtdb.commit.\(name)")
         root = try store.load()
         durableRoot = root
+        shared = store as? any SharedServerStore
+        sequence = shared?.loadedSequence ?? 0
         var problem: RulesError?
-        if let stored = try store.setting(named: "rules") {
+        let stored = try store.setting(named: "rules")
+        storedRulesText = stored.map { String(decoding: $0, as: UTF8.self) }
+        if let stored {
             do {
                 rules = try RuleSet(parsing: String(decoding: stored, as: UTF8.self))
             } catch {
@@ -88,10 +104,15 @@ public actor NamespaceDatabase {
         } else if let defaultRules {
             rules = try RuleSet(parsing: defaultRules)
             try store.saveSetting(named: "rules", Array(defaultRules.utf8))
+            storedRulesText = defaultRules
         } else {
             rules = .everywhere(read: true, write: true)
         }
         rulesProblemAtOpen = problem
+        shared?.onChange { [weak self] in
+            guard let self else { return }
+            Task { await self.catchUp() }
+        }
     }
 
     /// Milliseconds since the Unix epoch from the system clock.
@@ -180,39 +201,107 @@ public actor NamespaceDatabase {
             completion(.failed(error))
             return
         }
+        if shared != nil {
+            sharedPending.append(SharedPendingWrite(operation: operation, condition: condition, caller: caller, completion: completion))
+            startCommitting()
+            return
+        }
+        switch decide(operation, condition: condition, as: caller) {
+        case .refused(let result):
+            completion(result)
+        case .accepted(let decided, _):
+            pending.append(PendingWrite(
+                deliveries: decided.deliveries, changedPaths: decided.changedPaths,
+                value: decided.value, rootAfter: root, completion: completion))
+            startCommitting()
+        }
+    }
+
+    /// A write decided against the tree in memory and applied to it.
+    struct DecidedWrite {
+        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        var changedPaths: [TreePath]
+        /// The data at the write's path afterwards (what its acknowledgement reports).
+        var value: Node
+        var completion: (@Sendable (WriteResult) -> Void)?
+    }
+
+    enum Decision {
+        /// Not applied: the result to report (refused by the rules, invalid, stale).
+        case refused(WriteResult)
+        /// Applied to the tree in memory; `resolved` is the write with its server values resolved.
+        case accepted(DecidedWrite, resolved: WriteOperation)
+    }
+
+    /// Judges `operation` against the tree in memory (server values, rules, the compare-and-set
+    /// hash) and, when it may be made, applies it and computes the updates it causes.
+    func decide(_ operation: WriteOperation, condition: WriteCondition?, as caller: Caller) -> Decision {
         let serverTime = clock()
         let old = root
         let resolved: ResolvedWrite
         do {
             resolved = try resolve(operation, on: old, serverTime: serverTime)
         } catch {
-            completion(.failed(error))
-            return
+            return .refused(.failed(error))
         }
         // The rules before the hash: a stale answer would tell a caller who may not write what is there.
         guard allows(resolved, before: old, as: caller, now: serverTime) else {
-            completion(.failed(ServerError(.permissionDenied, "Permission denied")))
-            return
+            return .refused(.failed(ServerError(.permissionDenied, "Permission denied")))
         }
         if case .hash(let expected)? = condition {
             let current = old.child(at: operation.path)
-            if current.hash != expected {
-                completion(.stale(current: current))
-                return
-            }
+            if current.hash != expected { return .refused(.stale(current: current)) }
         }
         root = resolved.after
-        let changed = resolved.changed
-        let deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)] =
-            switch operation {
-            case .set(let path, _): overwriteDeliveries(at: path, old: old)
-            case .update(let path, _): mergeDeliveries(at: path, children: resolved.children, old: old)
-            }
-        let write = PendingWrite(
-            deliveries: deliveries, changedPaths: changed,
-            value: root.child(at: operation.path), rootAfter: root, completion: completion)
-        pending.append(write)
-        startCommitting()
+        let resolvedOperation: WriteOperation
+        let deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        switch operation {
+        case .set(let path, _):
+            resolvedOperation = .set(path: path, node: root.child(at: path))
+            deliveries = overwriteDeliveries(at: path, old: old)
+        case .update(let path, _):
+            resolvedOperation = .update(path: path, children: resolved.children)
+            deliveries = mergeDeliveries(at: path, children: resolved.children, old: old)
+        }
+        let decided = DecidedWrite(deliveries: deliveries, changedPaths: resolved.changed, value: root.child(at: operation.path), completion: nil)
+        return .accepted(decided, resolved: resolvedOperation)
+    }
+
+    /// Applies a write another node committed (server values already resolved) and sends the
+    /// updates it causes at once.
+    func applyCommitted(_ operation: WriteOperation) {
+        let old = root
+        switch operation {
+        case .set(let path, let node):
+            root = root.updatingChild(at: path, to: node)
+            for delivery in overwriteDeliveries(at: path, old: old) { delivery.subscriber.send(delivery.update) }
+        case .update(let path, let children):
+            for child in children { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
+            for delivery in mergeDeliveries(at: path, children: children, old: old) { delivery.subscriber.send(delivery.update) }
+        }
+    }
+
+    /// Replaces the whole tree (a node that fell behind a trimmed log reloads it) and tells every
+    /// listener.
+    func replaceTree(with tree: Node) {
+        let old = root
+        root = tree
+        for delivery in overwriteDeliveries(at: .root, old: old) { delivery.subscriber.send(delivery.update) }
+    }
+
+    /// Returns the tree to `base` after writes applied on top of it failed to commit, telling the
+    /// listens of the restored locations (their views moved with the failed writes).
+    func restore(to base: Node, changedPaths: [TreePath]) {
+        let current = root
+        root = base
+        var restored: [TreePath] = []
+        for path in changedPaths where !restored.contains(where: { $0.contains(path) }) {
+            restored.removeAll { path.contains($0) }
+            restored.append(path)
+        }
+        for path in restored {
+            for delivery in overwriteDeliveries(at: path, old: current) { delivery.subscriber.send(delivery.update) }
+        }
     }
 
     /// Applies a write and waits until it is durable (or refused, or failed).
@@ -370,13 +459,14 @@ public actor NamespaceDatabase {
 
     // MARK: - Commit pipeline
 
-    private func startCommitting() {
-        guard !committing, !pending.isEmpty else { return }
+    func startCommitting() {
+        guard !committing, !pending.isEmpty || !sharedPending.isEmpty || catchUpWanted else { return }
         committing = true
         Task { await self.runCommits() }
     }
 
     private func runCommits() async {
+        if let shared { await runSharedCommits(shared) }
         while !pending.isEmpty {
             let group = pending
             pending = []
@@ -417,25 +507,13 @@ public actor NamespaceDatabase {
         // The failed group and every write applied after it are undone.
         let failed = group + pending
         pending = []
-        let current = root
-        root = durableRoot
-        var restored: [TreePath] = []
-        for path in failed.flatMap(\.changedPaths) where !restored.contains(where: { $0.contains(path) }) {
-            restored.removeAll { path.contains($0) }
-            restored.append(path)
-        }
-        for path in restored {
-            for delivery in overwriteDeliveries(at: path, old: current) { delivery.subscriber.send(delivery.update) }
-        }
+        restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
         let reason = (failure as? StorageError)?.summary ?? "the storage failed"
         let error = ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
         for write in failed { write.completion(.failed(error)) }
     }
 
     // MARK: - Settings and lifecycle
-
-    /// The security rules JSON stored for this namespace, or `nil`.
-    public nonisolated func storedRules() throws -> [UInt8]? { try store.setting(named: "rules") }
 
     /// Whether the rules define the index a query with `params` at `path` orders by (`.indexOn`):
     /// always for key and priority order; for value order `.value`, for child order that child.
@@ -459,10 +537,20 @@ public actor NamespaceDatabase {
     ///
     /// - Throws: ``RulesError`` (with its line and column) when `text` does not compile, or the
     ///   store's error when it cannot be saved; the rules in force stay as they were.
-    public func installRules(_ text: String) throws {
+    public func installRules(_ text: String) async throws {
         let compiled = try RuleSet(parsing: text)
-        try store.saveSetting(named: "rules", Array(text.utf8))
+        if let shared {
+            try await commitSettingExclusively(SharedSetting(name: "rules", value: Array(text.utf8)), in: shared)
+        } else {
+            try store.saveSetting(named: "rules", Array(text.utf8))
+        }
+        adoptRules(compiled, source: text)
+    }
+
+    /// Puts `compiled` in force and revokes the listens it no longer allows.
+    func adoptRules(_ compiled: RuleSet, source: String) {
         rules = compiled
+        storedRulesText = source
         revokeListensNoLongerAllowed()
     }
 

@@ -12,7 +12,7 @@ import Synchronization
 /// recently used one that nobody holds; when all are held, the new one is refused with 503.
 actor NamespaceRegistry {
     private let configuration: ServerConfiguration
-    private let backend: StorageBackend
+    private let stores: NamespaceStores
     private let logger: Logger
     private let warnings: LimitWarnings
     /// Namespaces open or opening.
@@ -28,9 +28,9 @@ actor NamespaceRegistry {
         var lastUsed: UInt64
     }
 
-    init(configuration: ServerConfiguration, backend: StorageBackend, logger: Logger, warnings: LimitWarnings) {
+    init(configuration: ServerConfiguration, stores: NamespaceStores, logger: Logger, warnings: LimitWarnings) {
         self.configuration = configuration
-        self.backend = backend
+        self.stores = stores
         self.logger = logger
         self.warnings = warnings
     }
@@ -66,11 +66,11 @@ actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (backend, rules, logger) = (self.backend, configuration.rulesJSON, self.logger)
+            let (stores, rules, logger) = (self.stores, configuration.rulesJSON, self.logger)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
-                return try await NamespaceRegistry.openOffPool(name: name, directory: directory, backend: backend, rules: rules, logger: logger)
+                return try await NamespaceRegistry.openOffPool(name: name, directory: directory, stores: stores, rules: rules, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -155,19 +155,25 @@ actor NamespaceRegistry {
 
     /// Opens a namespace's store and loads its tree on a dispatch thread.
     private static func openOffPool(
-        name: String, directory: String, backend: StorageBackend, rules: String?, logger: Logger
+        name: String, directory: String, stores: NamespaceStores, rules: String?, logger: Logger
     ) async throws -> NamespaceDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
-                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                    let store = try EmbeddedServerStore(store: try backend.open(directory))
+                    let store: any ServerStore
+                    switch stores {
+                    case .embedded(let backend):
+                        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                        store = try EmbeddedServerStore(store: try backend.open(directory))
+                    case .provided(let provider):
+                        store = try provider.openStore(namespace: name)
+                    }
                     let database = try NamespaceDatabase(name: name, store: store, defaultRules: rules)
                     if let problem = database.rulesProblemAtOpen {
                         logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
                                      metadata: ["namespace": "\(name)", "error": "\(problem)"])
                     }
-                    logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(backend.name)"])
+                    logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(stores.name)"])
                     continuation.resume(returning: database)
                 } catch {
                     logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
@@ -189,6 +195,21 @@ actor NamespaceRegistry {
             } catch {
                 logger.error("closing namespace failed", metadata: ["namespace": "\(name)", "error": "\(error)"])
             }
+        }
+    }
+}
+
+/// Where namespaces' stores come from.
+enum NamespaceStores: Sendable {
+    /// One directory per namespace in the data directory, on a storage backend.
+    case embedded(StorageBackend)
+    /// A provider's stores (PostgreSQL, shared by several nodes).
+    case provided(any ServerStoreProvider)
+
+    var name: String {
+        switch self {
+        case .embedded(let backend): backend.name
+        case .provided(let provider): provider.name
         }
     }
 }

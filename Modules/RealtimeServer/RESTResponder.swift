@@ -166,8 +166,7 @@ struct RESTResponder: HTTPResponder {
         switch method {
         case .get:
             if query["format"] == "strict" { return RESTResponder.json(await database.rulesStrictJSON) }
-            let stored = try database.storedRules().map { String(decoding: $0, as: UTF8.self) }
-            return RESTResponder.json(stored ?? RESTResponder.defaultRules)
+            return RESTResponder.json(await database.storedRulesText ?? RESTResponder.defaultRules)
         case .put:
             let body = try await RESTResponder.body(request)
             do {

@@ -20,6 +20,7 @@ public final class RealtimeServer: Service, Sendable {
     /// The configuration it runs with.
     public let configuration: ServerConfiguration
     private let backends: StorageBackends
+    private let storeProvider: (any ServerStoreProvider)?
     private let logger: Logger
     private let readiness = Mutex<Readiness>(.waiting([]))
     /// What the server holds for its clients now (connections, streams, queued bytes).
@@ -31,10 +32,13 @@ public final class RealtimeServer: Service, Sendable {
         case failed(any Error)
     }
 
-    /// A server for `configuration`, opening stores with the backends in `backends`.
-    public init(configuration: ServerConfiguration, backends: StorageBackends, logger: Logger? = nil) {
+    /// A server for `configuration`, opening stores with the backends in `backends`, or, when
+    /// `storeProvider` is given, with it (PostgreSQL: namespaces shared with other nodes).
+    public init(configuration: ServerConfiguration, backends: StorageBackends, storeProvider: (any ServerStoreProvider)? = nil,
+                logger: Logger? = nil) {
         self.configuration = configuration
         self.backends = backends
+        self.storeProvider = storeProvider
         activity = ServerActivity(maxQueuedBytesTotal: configuration.maxQueuedBytesTotal)
         var logger = logger ?? Logger(label: "rtdb-server")
         logger.logLevel = configuration.logLevel
@@ -91,13 +95,13 @@ public final class RealtimeServer: Service, Sendable {
     }
 
     public func run() async throws {
-        let backend: StorageBackend
+        let stores: NamespaceStores
         let lock: DataDirectoryLock
         let verifier: TokenVerifier
         do {
             try checkRules()
             verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly)
-            backend = try backends.backend(named: configuration.backend)
+            stores = try storeProvider.map { .provided($0) } ?? .embedded(try backends.backend(named: configuration.backend))
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
@@ -106,7 +110,7 @@ public final class RealtimeServer: Service, Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let warnings = LimitWarnings(logger: logger)
-        let registry = NamespaceRegistry(configuration: configuration, backend: backend, logger: logger, warnings: warnings)
+        let registry = NamespaceRegistry(configuration: configuration, stores: stores, logger: logger, warnings: warnings)
         let limits = ResourceLimits.current()
         let maxConnections = configuration.maxConnections
             ?? limits.defaultMaxConnections(openNamespaces: configuration.maxOpenNamespaces)
@@ -134,9 +138,11 @@ public final class RealtimeServer: Service, Sendable {
             }
         } catch {
             await registry.closeAll()
+            await storeProvider?.shutdown()
             throw error
         }
         await registry.closeAll()
+        await storeProvider?.shutdown()
         logger.info("stores closed; server stopped")
     }
 

@@ -218,6 +218,13 @@ public struct ServerStoreConformance: Sendable {
         }
     }
 
+    /// A namespace name for a store that lives in a database rather than a directory: made from
+    /// the directory the suite hands out, so it is unique per check and the same on reopen.
+    public static func namespaceName(forDirectory directory: String) -> String {
+        let last = (directory as NSString).lastPathComponent.lowercased()
+        return "c" + String(last.filter { $0.isLetter || $0.isNumber }.suffix(40))
+    }
+
     static func crashWriter() throws -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<4 {

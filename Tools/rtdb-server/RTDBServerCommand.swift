@@ -5,6 +5,7 @@ import Persistence
 import PersistenceLevelDB
 import PersistenceLMDB
 import PersistenceSQLite
+import PostgresServerStore
 import RealtimeServer
 import ServiceLifecycle
 import UnixSignals
@@ -25,8 +26,11 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "Where each namespace's store lives.")
     var dataDir = "./.rtdb-data"
 
-    @Option(help: "The storage backend: sqlite, lmdb, leveldb or memory.")
+    @Option(help: "The storage backend: sqlite, lmdb, leveldb, memory, or postgres (namespaces shared with other nodes on one PostgreSQL database).")
     var backend = "sqlite"
+
+    @Option(help: "With --backend postgres: the database, postgres://user:password@host:5432/database (also RTDB_POSTGRES_URL).")
+    var postgresUrl: String?
 
     @Option(help: "The namespace of requests that name none (no ?ns=).")
     var defaultNamespace = "default"
@@ -159,10 +163,25 @@ struct RTDBServerCommand: AsyncParsableCommand {
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         configuration.auth = auth
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
-        guard backends.names.contains(backend) else {
-            throw ValidationError("--backend must be one of \(backends.names.joined(separator: ", ")), not \(backend)")
+        var provider: PostgresStoreProvider?
+        if backend == "postgres" {
+            guard let url = postgresUrl ?? ProcessInfo.processInfo.environment["RTDB_POSTGRES_URL"], !url.isEmpty else {
+                throw ValidationError("--backend postgres needs --postgres-url postgres://user:password@host:5432/database (or RTDB_POSTGRES_URL)")
+            }
+            let made = try PostgresStoreProvider(url: url, logger: Logger(label: "rtdb-server.postgres"))
+            do {
+                try await made.prepare()
+            } catch {
+                await made.shutdown()
+                throw ValidationError("cannot use PostgreSQL: \(error)")
+            }
+            provider = made
+        } else {
+            guard backends.names.contains(backend) else {
+                throw ValidationError("--backend must be one of \(backends.names.joined(separator: ", ")), postgres, not \(backend)")
+            }
         }
-        let server = RealtimeServer(configuration: configuration, backends: backends, logger: logger)
+        let server = RealtimeServer(configuration: configuration, backends: backends, storeProvider: provider, logger: logger)
         let announcer = Task {
             guard let port = try? await server.port() else { return }
             let line = "rtdb-server listening on http://\(host):\(port) (backend \(backend), data in \(dataDir); namespaces via ?ns=, default \(defaultNamespace))\n"

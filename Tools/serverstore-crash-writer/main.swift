@@ -4,16 +4,21 @@
 //       Opens the embedded server store on backend <store> and commits forever, printing
 //       `committed N` after each commit returns, until it is killed.
 //
+//       The store `postgres` is PostgreSQL at RTDB_TEST_POSTGRES_URL, in a namespace named after
+//       <directory>.
+//
 //   serverstore-crash-writer load <store> <directory>
 //       Opens the store and loads its tree once, printing `loaded <hash of the tree>` or
 //       `refused <StorageError code>`, and exits 0: a damaged store must be refused, never crash
 //       the process or load partly.
 import CoreTree
 import Foundation
+import Logging
 import Persistence
 import PersistenceLMDB
 import PersistenceLevelDB
 import PersistenceSQLite
+import PostgresServerStore
 import RealtimeServer
 import ServerStoreConformance
 
@@ -36,8 +41,17 @@ guard arguments.count == 4, let first = Int(arguments[3]) else {
     FileHandle.standardError.write(Data("usage: serverstore-crash-writer <store> <directory> <first commit>\n".utf8))
     exit(2)
 }
-let suite = ServerStoreConformance(name: arguments[1]) { directory in
-    try EmbeddedServerStore(store: try backends.open(arguments[1], directory: directory))
+let suite: ServerStoreConformance
+if arguments[1] == "postgres" {
+    let provider = try PostgresStoreProvider(
+        url: ProcessInfo.processInfo.environment["RTDB_TEST_POSTGRES_URL"] ?? "", logger: Logger(label: "crash-writer"))
+    suite = ServerStoreConformance(name: "postgres") { directory in
+        try provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
+    }
+} else {
+    suite = ServerStoreConformance(name: arguments[1]) { directory in
+        try EmbeddedServerStore(store: try backends.open(arguments[1], directory: directory))
+    }
 }
 do {
     try suite.runCrashWriter(directory: arguments[2], first: first)

@@ -1,0 +1,225 @@
+public import CoreTree
+import Foundation
+import Logging
+import PostgresNIO
+public import RealtimeServer
+import Synchronization
+
+/// One namespace in PostgreSQL, shared by every rtdb-server node that opens it
+/// (``RealtimeServer/SharedServerStore``).
+///
+/// A commit is one transaction: it locks the namespace's row in `rtdb_namespaces`, reads the
+/// entries other nodes logged since the caller's sequence, lets the caller decide, then writes the
+/// tree rows, the log entry and the new sequence, and notifies the other nodes
+/// (`NOTIFY rtdb_changes`, the namespace as payload). Open it through ``PostgresStoreProvider``.
+public final class PostgresServerStore: SharedServerStore {
+    /// The namespace.
+    public let namespace: String
+    private let provider: PostgresStoreProvider
+    private let handlerID = UUID()
+    private let state = Mutex<(closed: Bool, loadedSequence: UInt64)>((false, 0))
+
+    init(namespace: String, provider: PostgresStoreProvider) {
+        self.namespace = namespace
+        self.provider = provider
+    }
+
+    private var client: PostgresClient { provider.client }
+    private var logger: Logger { provider.logger }
+
+    private func checkOpen() throws(PostgresStoreError) {
+        if state.withLock({ $0.closed }) { throw PostgresStoreError("The store of namespace \(namespace) is closed.") }
+    }
+
+    // MARK: - ServerStore (synchronous; called on the server's own threads)
+
+    public var loadedSequence: UInt64 { state.withLock { $0.loadedSequence } }
+
+    public func load() throws -> Node {
+        let (root, sequence) = try Blocking.run { try await self.loadWithSequence() }
+        state.withLock { $0.loadedSequence = sequence }
+        return root
+    }
+
+    public func commit(_ change: StoreChange) throws {
+        let writes: [WriteOperation] = change.changedPaths.map { .set(path: $0, node: change.root.child(at: $0)) }
+        _ = try Blocking.run {
+            try await self.commitExclusively(after: .max) { _ in SharedCommit(change: change, writes: writes) }
+        }
+    }
+
+    public func setting(named name: String) throws -> [UInt8]? {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try Blocking.run {
+            try await PostgresStoreProvider.bounded("reading a setting") {
+                var value: [UInt8]?
+                let rows = try await client.query(
+                    "SELECT value FROM rtdb_settings WHERE namespace = \(namespace) AND name = \(name)", logger: logger)
+                for try await bytes in rows.decode(ByteBuffer.self) { value = Array(buffer: bytes) }
+                return value
+            }
+        }
+    }
+
+    public func saveSetting(named name: String, _ value: [UInt8]) throws {
+        _ = try Blocking.run {
+            try await self.commitExclusively(after: .max) { _ in
+                SharedCommit(change: nil, writes: [], settings: [SharedSetting(name: name, value: value)])
+            }
+        }
+    }
+
+    public func close() throws {
+        try state.withLock { state throws(PostgresStoreError) in
+            if state.closed { throw PostgresStoreError("The store of namespace \(namespace) is already closed.") }
+            state.closed = true
+        }
+        provider.removeHandler(handlerID, namespace: namespace)
+    }
+
+    // MARK: - SharedServerStore
+
+    public func loadWithSequence() async throws -> (root: Node, sequence: UInt64) {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try await PostgresStoreProvider.bounded("loading namespace \(namespace)", seconds: 60) {
+            try await client.withTransaction(logger: logger) { connection in
+                // One snapshot for the sequence and the rows.
+                try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                var sequence: Int64 = 0
+                for try await value in try await connection.query(
+                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace)", logger: logger).decode(Int64.self) {
+                    sequence = value
+                }
+                var builder = TreeRows.Builder()
+                let rows = try await connection.query(
+                    "SELECT path, kind, value FROM rtdb_data WHERE namespace = \(namespace)", logger: logger)
+                for try await (path, kind, value) in rows.decode((String, Int16, String).self) {
+                    try builder.add(path: path, kind: kind, value: value)
+                }
+                return (builder.finish(), UInt64(sequence))
+            }
+        }
+    }
+
+    public func changes(after sequence: UInt64) async throws -> [SharedLogEntry]? {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try await PostgresStoreProvider.bounded("reading the change log of \(namespace)") {
+            try await client.withConnection { connection in
+                try await PostgresServerStore.entries(after: sequence, namespace: namespace, on: connection, logger: logger)
+            }
+        }
+    }
+
+    public func commitExclusively(
+        after sequence: UInt64,
+        _ decide: @escaping @Sendable ([SharedLogEntry]?) async throws -> SharedCommit?
+    ) async throws -> UInt64 {
+        try checkOpen()
+        let (namespace, client, logger, retention) = (self.namespace, self.client, self.logger, provider.logRetention)
+        return try await PostgresStoreProvider.bounded("committing to namespace \(namespace)") {
+            try await client.withTransaction(logger: logger) { connection in
+                var current: Int64 = 0
+                for try await value in try await connection.query(
+                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace) FOR UPDATE", logger: logger).decode(Int64.self) {
+                    current = value
+                }
+                let missed: [SharedLogEntry]? =
+                    sequence >= UInt64(current) ? [] : try await PostgresServerStore.entries(after: sequence, namespace: namespace, on: connection, logger: logger)
+                guard let commit = try await decide(missed) else { return UInt64(current) }
+                if let change = commit.change {
+                    try await PostgresServerStore.writeRows(change, namespace: namespace, on: connection, logger: logger)
+                }
+                for setting in commit.settings {
+                    try await connection.query("""
+                        INSERT INTO rtdb_settings (namespace, name, value) VALUES (\(namespace), \(setting.name), \(ByteBuffer(bytes: setting.value)))
+                        ON CONFLICT (namespace, name) DO UPDATE SET value = excluded.value
+                        """, logger: logger)
+                }
+                let next = current + 1
+                let entry = try LogEntryCoding.encode(writes: commit.writes, settings: commit.settings)
+                try await connection.query(
+                    "INSERT INTO rtdb_log (namespace, sequence, entry) VALUES (\(namespace), \(next), \(entry))", logger: logger)
+                try await connection.query("UPDATE rtdb_namespaces SET sequence = \(next) WHERE name = \(namespace)", logger: logger)
+                if next % 1000 == 0, next > retention {
+                    let through = next - retention
+                    try await connection.query(
+                        "DELETE FROM rtdb_log WHERE namespace = \(namespace) AND sequence <= \(through)", logger: logger)
+                    try await connection.query(
+                        "UPDATE rtdb_namespaces SET trimmed_through = \(through) WHERE name = \(namespace)", logger: logger)
+                }
+                // Delivered to the other nodes when the transaction commits.
+                try await connection.query("SELECT pg_notify('rtdb_changes', \(namespace))", logger: logger)
+                return UInt64(next)
+            }
+        }
+    }
+
+    public func onChange(_ handler: @escaping @Sendable () -> Void) {
+        provider.addHandler(handlerID, namespace: namespace, handler)
+    }
+
+    // MARK: - Rows
+
+    /// The entries after `sequence`; `nil` when the log was trimmed past it.
+    private static func entries(after sequence: UInt64, namespace: String, on connection: PostgresConnection,
+                                logger: Logger) async throws -> [SharedLogEntry]? {
+        var trimmed: Int64 = 0
+        for try await value in try await connection.query(
+            "SELECT trimmed_through FROM rtdb_namespaces WHERE name = \(namespace)", logger: logger).decode(Int64.self) {
+            trimmed = value
+        }
+        if Int64(clamping: sequence) < trimmed { return nil }
+        var entries: [SharedLogEntry] = []
+        let rows = try await connection.query(
+            "SELECT sequence, entry FROM rtdb_log WHERE namespace = \(namespace) AND sequence > \(Int64(clamping: sequence)) ORDER BY sequence",
+            logger: logger)
+        for try await (number, text) in rows.decode((Int64, String).self) {
+            entries.append(try LogEntryCoding.decode(text, sequence: UInt64(number)))
+        }
+        return entries
+    }
+
+    /// Rewrites the rows where `change` differs from the stored tree: for each changed path (a
+    /// path inside another changed path is covered by it), the rows at and below it, and the rows
+    /// of its ancestors (a leaf there may be gone, a priority changed).
+    private static func writeRows(_ change: StoreChange, namespace: String, on connection: PostgresConnection, logger: Logger) async throws {
+        var covering: [TreePath] = []
+        for path in change.changedPaths.sorted(by: { $0.depth < $1.depth }) where !covering.contains(where: { $0.contains(path) }) {
+            covering.append(path)
+        }
+        var rows = TreeRows()
+        var ancestors: Set<TreePath> = []
+        for path in covering {
+            let (from, to) = TreeRows.belowRange(path)
+            try await connection.query("""
+                DELETE FROM rtdb_data WHERE namespace = \(namespace)
+                AND (path = \(TreeRows.text(path)) OR (path >= \(from) AND path < \(to)))
+                """, logger: logger)
+            rows.add(change.root.child(at: path), at: path)
+            var ancestor = path.parent
+            while let current = ancestor {
+                ancestors.insert(current)
+                ancestor = current.parent
+            }
+        }
+        if !ancestors.isEmpty {
+            let texts = ancestors.map(TreeRows.text)
+            try await connection.query("DELETE FROM rtdb_data WHERE namespace = \(namespace) AND path = ANY(\(texts))", logger: logger)
+            for ancestor in ancestors { rows.addAncestor(of: change.root, at: ancestor) }
+        }
+        // In slices, so one statement's parameters stay small.
+        var start = 0
+        while start < rows.paths.count {
+            let end = min(start + 5000, rows.paths.count)
+            let (paths, kinds, values) = (Array(rows.paths[start..<end]), Array(rows.kinds[start..<end]), Array(rows.values[start..<end]))
+            try await connection.query("""
+                INSERT INTO rtdb_data (namespace, path, kind, value)
+                SELECT \(namespace), * FROM unnest(\(paths)::text[], \(kinds)::smallint[], \(values)::text[])
+                """, logger: logger)
+            start = end
+        }
+    }
+}

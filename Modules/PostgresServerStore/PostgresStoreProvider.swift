@@ -1,0 +1,140 @@
+import Foundation
+public import Logging
+import PostgresNIO
+public import RealtimeServer
+import Synchronization
+
+/// Opens namespaces' ``PostgresServerStore``s on one PostgreSQL database, for one rtdb-server
+/// node, and follows the other nodes' commits.
+///
+/// It holds a connection pool (postgres-nio reconnects by itself after PostgreSQL restarts or
+/// the network drops) and one connection listening on `rtdb_changes`: each notification wakes
+/// the open stores of its namespace. A missed notification only delays a node: every open store
+/// is also woken every ``pollInterval``, and when the listening connection comes back.
+public final class PostgresStoreProvider: ServerStoreProvider {
+    public let name = "postgres"
+    let client: PostgresClient
+    let logger: Logger
+    /// How many log entries each namespace keeps (a node further behind loads the whole tree).
+    let logRetention: Int64
+    /// How often every open store is woken even without a notification.
+    let pollInterval: Duration
+    private let handlers = Mutex<[String: [UUID: @Sendable () -> Void]]>([:])
+    private let migrated = Mutex(false)
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// A provider for the database at `url` (`postgres://user:password@host:port/database`).
+    ///
+    /// - Throws: ``PostgresStoreError`` when the URL is malformed. Nothing connects until
+    ///   ``prepare()`` or the first namespace opens.
+    public init(url: String, logger: Logger, logRetention: Int = 10_000, pollInterval: Duration = .seconds(1)) throws {
+        client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
+        self.logger = logger
+        self.logRetention = Int64(max(logRetention, 1))
+        self.pollInterval = pollInterval
+        let client = self.client
+        let run = Task { await client.run() }
+        tasks.withLock { $0 = [run] }
+        // Both run until ``shutdown()`` cancels them.
+        let follow = Task { [self] in await followNotifications() }
+        let poll = Task { [self] in await pollPeriodically() }
+        tasks.withLock { $0 += [follow, poll] }
+    }
+
+    /// Connects and migrates the schema: call it at start-up, so a wrong URL or an unreachable
+    /// database stops the server with a clear message instead of failing each namespace.
+    public func prepare() async throws {
+        try await PostgresStoreProvider.bounded("connecting to PostgreSQL", seconds: 30) { [self] in
+            try await migrateOnce()
+        }
+    }
+
+    public func openStore(namespace: String) throws -> any ServerStore {
+        try Blocking.run { [self] in
+            try await PostgresStoreProvider.bounded("opening namespace \(namespace)") { [self] in
+                try await migrateOnce()
+                try await client.query(
+                    "INSERT INTO rtdb_namespaces (name) VALUES (\(namespace)) ON CONFLICT (name) DO NOTHING", logger: logger)
+            }
+        }
+        return PostgresServerStore(namespace: namespace, provider: self)
+    }
+
+    public func shutdown() async {
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+
+    private func migrateOnce() async throws {
+        if migrated.withLock({ $0 }) { return }
+        try await PostgresSchema.migrate(client, logger: logger)
+        migrated.withLock { $0 = true }
+    }
+
+    // MARK: - Following other nodes
+
+    func addHandler(_ id: UUID, namespace: String, _ handler: @escaping @Sendable () -> Void) {
+        handlers.withLock { $0[namespace, default: [:]][id] = handler }
+    }
+
+    func removeHandler(_ id: UUID, namespace: String) {
+        handlers.withLock { $0[namespace]?[id] = nil }
+    }
+
+    private func wake(_ namespace: String?) {
+        let woken: [@Sendable () -> Void] = handlers.withLock { all in
+            if let namespace { return Array(all[namespace, default: [:]].values) }
+            return all.values.flatMap(\.values)
+        }
+        for handler in woken { handler() }
+    }
+
+    private func followNotifications() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: "rtdb_changes") { notifications in
+                        // Listening again after a gap: whatever was notified meanwhile is caught up now.
+                        self.wake(nil)
+                        for try await notification in notifications { self.wake(notification.payload) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("PostgreSQL notifications interrupted; listening again", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    private func pollPeriodically() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: pollInterval)
+            wake(nil)
+        }
+    }
+
+    // MARK: - Bounded waits
+
+    /// Runs `work`, failing with ``PostgresStoreError`` after `seconds`: a write must fail fast
+    /// when PostgreSQL is unreachable (the pool would otherwise wait for a connection).
+    static func bounded<T: Sendable>(_ what: String, seconds: Int = 10, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            do {
+                guard let first = try await group.next(), let value = first else {
+                    throw PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")
+                }
+                return value
+            } catch let error as PostgresStoreError {
+                throw error
+            } catch {
+                throw PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import CoreTree
+import Logging
+import SecurityRules
+
+/// A namespace several nodes share (``SharedServerStore``): writes are decided under the
+/// store's write lock against the committed tree, after catching up with what other nodes
+/// committed, and applied in memory only once they are committed.
+extension NamespaceDatabase {
+    /// A write waiting for the next exclusive commit.
+    struct SharedPendingWrite: Sendable {
+        var operation: WriteOperation
+        var condition: WriteCondition?
+        var caller: Caller
+        var completion: @Sendable (WriteResult) -> Void
+    }
+
+    /// Catches up with other nodes' commits when the pipeline is free (now, or after the commit
+    /// in flight).
+    func catchUp() {
+        catchUpWanted = true
+        startCommitting()
+    }
+
+    /// Commits the waiting writes in groups, one exclusive commit per group, and catches up when
+    /// asked to; returns when nothing waits.
+    func runSharedCommits(_ shared: any SharedServerStore) async {
+        while !sharedPending.isEmpty || catchUpWanted {
+            catchUpWanted = false
+            guard !sharedPending.isEmpty else {
+                do {
+                    try await catchUpNow(with: try await shared.changes(after: sequence), from: shared)
+                } catch {
+                    // The next wake-up or periodic check tries again; reads serve from memory meanwhile.
+                    SharedLog.logger.warning("cannot catch up with the shared store", metadata: ["namespace": "\(name)", "error": "\(error)"])
+                }
+                continue
+            }
+            let group = sharedPending
+            sharedPending = []
+            inFlight = []
+            let decisions = DecisionsTaken()
+            do {
+                let reached = try await shared.commitExclusively(after: sequence) { missed in
+                    try await self.decideUnderLock(group, missed: missed, from: shared, taken: decisions)
+                }
+                sequence = reached
+                durableRoot = root
+                let committed = inFlight
+                inFlight = []
+                for write in committed {
+                    for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
+                    write.completion?(.committed(value: write.value))
+                }
+            } catch {
+                let failure = ServerError(
+                    .storageFailed, "The write could not be committed to the shared store: \(SharedLog.summary(of: error)). Nothing was written.",
+                    underlying: error)
+                if decisions.taken {
+                    let failed = inFlight
+                    inFlight = []
+                    restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
+                    for write in failed { write.completion?(.failed(failure)) }
+                } else {
+                    for write in group { write.completion(.failed(failure)) }
+                }
+                SharedLog.logger.error("shared commit failed", metadata: ["namespace": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Runs under the write lock: applies what other nodes committed, then decides each write of
+    /// `group` against the result. Refused writes are answered at once; the accepted ones wait in
+    /// ``inFlight`` for the commit.
+    private func decideUnderLock(_ group: [SharedPendingWrite], missed: [SharedLogEntry]?, from shared: any SharedServerStore,
+                                 taken: DecisionsTaken) async throws -> SharedCommit? {
+        try await catchUpNow(with: missed, from: shared)
+        taken.taken = true
+        var writes: [WriteOperation] = []
+        var changedPaths: [TreePath] = []
+        for write in group {
+            switch decide(write.operation, condition: write.condition, as: write.caller) {
+            case .refused(let result):
+                write.completion(result)
+            case .accepted(var decided, let resolved):
+                decided.completion = write.completion
+                inFlight.append(decided)
+                writes.append(resolved)
+                changedPaths += decided.changedPaths
+            }
+        }
+        guard !writes.isEmpty else { return nil }
+        return SharedCommit(change: StoreChange(root: root, changedPaths: changedPaths), writes: writes)
+    }
+
+    /// Applies committed entries (`nil`: the log no longer reaches back to this node's place, so
+    /// the whole tree is loaded again).
+    private func catchUpNow(with entries: [SharedLogEntry]?, from shared: any SharedServerStore) async throws {
+        guard let entries else {
+            let (tree, reached) = try await shared.loadWithSequence()
+            replaceTree(with: tree)
+            durableRoot = root
+            sequence = reached
+            return
+        }
+        for entry in entries where entry.sequence > sequence {
+            for write in entry.writes { applyCommitted(write) }
+            for setting in entry.settings where setting.name == "rules" {
+                let text = String(decoding: setting.value, as: UTF8.self)
+                do {
+                    adoptRules(try RuleSet(parsing: text), source: text)
+                } catch {
+                    SharedLog.logger.error("rules committed by another node do not compile here; keeping the rules in force",
+                                           metadata: ["namespace": "\(name)", "error": "\(error)"])
+                }
+            }
+            durableRoot = root
+            sequence = entry.sequence
+        }
+    }
+
+    /// Saves a setting as its own shared commit, so every node adopts it.
+    func commitSettingExclusively(_ setting: SharedSetting, in shared: any SharedServerStore) async throws {
+        let reached = try await shared.commitExclusively(after: sequence) { missed in
+            try await self.catchUpNow(with: missed, from: shared)
+            return SharedCommit(change: nil, writes: [], settings: [setting])
+        }
+        sequence = reached
+    }
+}
+
+/// Whether a shared commit got as far as deciding its writes (only then are they in flight).
+private final class DecisionsTaken: @unchecked Sendable {
+    // Written and read on the namespace's actor only.
+    var taken = false
+}
+
+/// The shared-namespace log.
+enum SharedLog {
+    static let logger = Logger(label: "rtdb.shared")
+
+    /// A short reason for a commit error.
+    static func summary(of error: any Error) -> String {
+        let text = "\(error)"
+        return text.count > 200 ? String(text.prefix(200)) + "..." : text
+    }
+}
