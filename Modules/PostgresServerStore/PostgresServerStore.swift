@@ -105,6 +105,7 @@ public final class PostgresServerStore: SharedServerStore {
 
     public func changes(after sequence: UInt64) async throws -> [SharedLogEntry]? {
         try checkOpen()
+        try provider.checkReachable("reading the change log")
         let (namespace, client, logger) = (self.namespace, self.client, self.logger)
         return try await PostgresStoreProvider.bounded("reading the change log of \(namespace)") {
             try await client.withConnection { connection in
@@ -118,8 +119,9 @@ public final class PostgresServerStore: SharedServerStore {
         _ decide: @escaping @Sendable ([SharedLogEntry]?) async throws -> SharedCommit?
     ) async throws -> UInt64 {
         try checkOpen()
+        try provider.checkReachable("the commit")
         let (namespace, client, logger, retention) = (self.namespace, self.client, self.logger, provider.logRetention)
-        return try await PostgresStoreProvider.bounded("committing to namespace \(namespace)") {
+        return try await PostgresStoreProvider.bounded("committing to namespace \(namespace)", seconds: 5) {
             try await client.withTransaction(logger: logger) { connection in
                 var current: Int64 = 0
                 for try await value in try await connection.query(

@@ -22,6 +22,9 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     private let handlers = Mutex<[String: [UUID: @Sendable () -> Void]]>([:])
     private let migrated = Mutex(false)
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// When the last health check failed (`nil` while PostgreSQL answers): writes then fail at
+    /// once instead of waiting for a connection the pool cannot make.
+    private let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
 
     /// A provider for the database at `url` (`postgres://user:password@host:port/database`).
     ///
@@ -106,10 +109,31 @@ public final class PostgresStoreProvider: ServerStoreProvider {
         }
     }
 
+    /// Checks PostgreSQL every ``pollInterval`` (a `SELECT 1` bounded to two seconds) and wakes
+    /// every open store, so a missed notification or an outage's end is caught up.
     private func pollPeriodically() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: pollInterval)
-            wake(nil)
+            let (client, logger) = (self.client, self.logger)
+            let healthy = (try? await PostgresStoreProvider.bounded("checking PostgreSQL", seconds: 2) {
+                try await client.query("SELECT 1", logger: logger)
+                return true
+            }) ?? false
+            let wasDown = unreachableSince.withLock { since in
+                defer { since = healthy ? nil : (since ?? .now) }
+                return since != nil
+            }
+            if healthy, wasDown { logger.notice("PostgreSQL answers again") }
+            if !healthy, !wasDown { logger.error("PostgreSQL does not answer; writes fail until it does, reads and listens go on from memory") }
+            if healthy { wake(nil) }
+        }
+    }
+
+    /// Throws at once while the last health check failed.
+    func checkReachable(_ what: String) throws(PostgresStoreError) {
+        if let since = unreachableSince.withLock({ $0 }) {
+            let seconds = Int((ContinuousClock.now - since).components.seconds)
+            throw PostgresStoreError("PostgreSQL has not answered for \(seconds) s; \(what) was not attempted.")
         }
     }
 

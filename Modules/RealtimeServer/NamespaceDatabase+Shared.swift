@@ -140,7 +140,8 @@ enum SharedLog {
 
     /// A short reason for a commit error.
     static func summary(of error: any Error) -> String {
-        let text = "\(error)"
+        var text = "\(error)"
+        while text.hasSuffix(".") { text.removeLast() }
         return text.count > 200 ? String(text.prefix(200)) + "..." : text
     }
 }

@@ -16,9 +16,10 @@ public struct RESTReply: Sendable {
 }
 
 /// Sends one HTTP request and returns status and body.
-public func restRequest(_ method: String, _ url: String, body: String? = nil) async throws -> RESTReply {
+public func restRequest(_ method: String, _ url: String, body: String? = nil, headers: [String: String] = [:]) async throws -> RESTReply {
     var request = URLRequest(url: URL(string: url)!)
     request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.timeoutInterval = 20
     if let body { request.httpBody = Data(body.utf8) }
     let (data, response) = try await URLSession.shared.data(for: request)
