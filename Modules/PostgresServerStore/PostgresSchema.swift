@@ -7,7 +7,7 @@ import PostgresNIO
 /// so nodes starting together migrate once; a database migrated by a newer server is refused.
 enum PostgresSchema {
     /// The version this build writes and reads.
-    static let version = 1
+    static let version = 2
 
     /// Each migration, by the version it brings the schema to.
     static let migrations: [Int: [PostgresQuery]] = [
@@ -40,6 +40,18 @@ enum PostgresSchema {
                 name text NOT NULL,
                 value bytea NOT NULL,
                 PRIMARY KEY (namespace, name))
+            """,
+        ],
+        // Node leases and the onDisconnect writes each node holds for its connections.
+        2: [
+            "CREATE TABLE rtdb_nodes (node_id text PRIMARY KEY, lease_until timestamptz NOT NULL)",
+            """
+            CREATE TABLE rtdb_ondisconnect (
+                node_id text NOT NULL,
+                connection_id text NOT NULL,
+                namespace text NOT NULL,
+                writes text NOT NULL,
+                PRIMARY KEY (node_id, connection_id))
             """,
         ],
     ]

@@ -163,6 +163,36 @@ public final class PostgresServerStore: SharedServerStore {
         provider.addHandler(handlerID, namespace: namespace, handler)
     }
 
+    public func holdOnDisconnect(connection: String, writes: [HeldWrite]) async throws {
+        try checkOpen()
+        try provider.checkReachable("holding onDisconnect writes")
+        let (namespace, client, logger, node) = (self.namespace, self.client, self.logger, provider.nodeID)
+        let text = writes.isEmpty ? nil : try LogEntryCoding.encode(held: writes)
+        _ = try await PostgresStoreProvider.bounded("holding onDisconnect writes", seconds: 5) {
+            if let text {
+                try await client.query("""
+                    INSERT INTO rtdb_ondisconnect (node_id, connection_id, namespace, writes) VALUES (\(node), \(connection), \(namespace), \(text))
+                    ON CONFLICT (node_id, connection_id) DO UPDATE SET writes = excluded.writes
+                    """, logger: logger)
+            } else {
+                try await client.query(
+                    "DELETE FROM rtdb_ondisconnect WHERE node_id = \(node) AND connection_id = \(connection)", logger: logger)
+            }
+            return true
+        }
+    }
+
+    public func takeOnDisconnect(connection: String) async throws -> Bool {
+        let (client, logger, node) = (self.client, self.logger, provider.nodeID)
+        return try await PostgresStoreProvider.bounded("taking back onDisconnect writes", seconds: 5) {
+            var taken = false
+            let rows = try await client.query(
+                "DELETE FROM rtdb_ondisconnect WHERE node_id = \(node) AND connection_id = \(connection) RETURNING 1", logger: logger)
+            for try await _ in rows.decode(Int.self) { taken = true }
+            return taken
+        }
+    }
+
     // MARK: - Rows
 
     /// The entries after `sequence`; `nil` when the log was trimmed past it.

@@ -13,6 +13,11 @@ import Synchronization
 /// is also woken every ``pollInterval``, and when the listening connection comes back.
 public final class PostgresStoreProvider: ServerStoreProvider {
     public let name = "postgres"
+    /// This node's name in `rtdb_nodes` (its lease) and `rtdb_ondisconnect`.
+    public let nodeID = UUID().uuidString.lowercased()
+    /// How long a node's lease lasts without renewal: the longest a dead node's onDisconnect
+    /// writes wait before another node runs them is about this plus the poll interval.
+    public static let leaseSeconds = 5
     let client: PostgresClient
     let logger: Logger
     /// How many log entries each namespace keeps (a node further behind loads the whole tree).
@@ -64,13 +69,58 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     }
 
     public func shutdown() async {
+        let (client, logger, nodeID) = (self.client, self.logger, self.nodeID)
+        // A node that stops cleanly ran its connections' onDisconnect writes already: give up the lease.
+        _ = try? await PostgresStoreProvider.bounded("giving up the lease", seconds: 2) {
+            try await client.query("DELETE FROM rtdb_nodes WHERE node_id = \(nodeID)", logger: logger)
+            return true
+        }
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }
 
     private func migrateOnce() async throws {
         if migrated.withLock({ $0 }) { return }
         try await PostgresSchema.migrate(client, logger: logger)
+        try await renewLease()
         migrated.withLock { $0 = true }
+    }
+
+    /// Renews this node's lease (the health check does it every poll interval).
+    private func renewLease() async throws {
+        let seconds = "\(PostgresStoreProvider.leaseSeconds) seconds"
+        try await client.query("""
+            INSERT INTO rtdb_nodes (node_id, lease_until) VALUES (\(nodeID), now() + \(seconds)::interval)
+            ON CONFLICT (node_id) DO UPDATE SET lease_until = excluded.lease_until
+            """, logger: logger)
+    }
+
+    public func claimOrphanedOnDisconnects() async throws -> [OrphanedOnDisconnect] {
+        try checkReachable("claiming orphaned onDisconnect writes")
+        let (client, logger) = (self.client, self.logger)
+        let claimed = try await PostgresStoreProvider.bounded("claiming orphaned onDisconnect writes", seconds: 5) {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("DELETE FROM rtdb_nodes WHERE lease_until < now()", logger: logger)
+                // Rows of nodes without a lease: DELETE ... RETURNING hands each to one claimant.
+                var rows: [(String, String)] = []
+                for try await row in try await connection.query("""
+                    DELETE FROM rtdb_ondisconnect o
+                    WHERE NOT EXISTS (SELECT 1 FROM rtdb_nodes n WHERE n.node_id = o.node_id)
+                    RETURNING namespace, writes
+                    """, logger: logger).decode((String, String).self) {
+                    rows.append(row)
+                }
+                return rows
+            }
+        }
+        var orphans: [OrphanedOnDisconnect] = []
+        for (namespace, text) in claimed {
+            do {
+                orphans.append(OrphanedOnDisconnect(namespace: namespace, writes: try LogEntryCoding.decode(held: text)))
+            } catch {
+                logger.error("dropping damaged onDisconnect writes of a dead node", metadata: ["namespace": "\(namespace)", "error": "\(error)"])
+            }
+        }
+        return orphans
     }
 
     // MARK: - Following other nodes
@@ -115,8 +165,8 @@ public final class PostgresStoreProvider: ServerStoreProvider {
         while !Task.isCancelled {
             try? await Task.sleep(for: pollInterval)
             let (client, logger) = (self.client, self.logger)
-            let healthy = (try? await PostgresStoreProvider.bounded("checking PostgreSQL", seconds: 2) {
-                try await client.query("SELECT 1", logger: logger)
+            let healthy = (try? await PostgresStoreProvider.bounded("checking PostgreSQL", seconds: 2) { [self] in
+                if migrated.withLock({ $0 }) { try await renewLease() } else { try await client.query("SELECT 1", logger: logger) }
                 return true
             }) ?? false
             let wasDown = unreachableSince.withLock { since in

@@ -118,6 +118,29 @@ extension NamespaceDatabase {
         }
     }
 
+    /// Mirrors a connection's onDisconnect writes into the shared store (nothing to do when the
+    /// namespace is not shared).
+    ///
+    /// - Throws: the store's error; the caller then keeps its earlier registrations.
+    public func holdOnDisconnect(connection: String, writes: [HeldWrite]) async throws {
+        guard let shared else { return }
+        try await shared.holdOnDisconnect(connection: connection, writes: writes)
+    }
+
+    /// Whether a connection that ended here should run its onDisconnect writes: always when the
+    /// namespace is not shared; when it is, only if no other node claimed them meanwhile. When
+    /// the store cannot be asked, they run here (a dead node's claimant could then run them too).
+    public func takeOnDisconnect(connection: String) async -> Bool {
+        guard let shared else { return true }
+        do {
+            return try await shared.takeOnDisconnect(connection: connection)
+        } catch {
+            SharedLog.logger.warning("cannot take back onDisconnect writes from the shared store; running them here",
+                                     metadata: ["namespace": "\(name)", "error": "\(error)"])
+            return true
+        }
+    }
+
     /// Saves a setting as its own shared commit, so every node adopts it.
     func commitSettingExclusively(_ setting: SharedSetting, in shared: any SharedServerStore) async throws {
         let reached = try await shared.commitExclusively(after: sequence) { missed in

@@ -128,6 +128,10 @@ public final class RealtimeServer: Service, Sendable {
         } else {
             logger.notice("admin token 'owner' is refused: the server is bound to \(configuration.host), not loopback")
         }
+        let orphanRunner = storeProvider.map { provider in
+            Task { [logger] in await OrphanedOnDisconnectRunner.run(provider, registry: registry, logger: logger) }
+        }
+        defer { orphanRunner?.cancel() }
         let hosts = configuration.bindHosts
         let (activity, shutdownTimeout) = (self.activity, configuration.shutdownTimeout)
         do {

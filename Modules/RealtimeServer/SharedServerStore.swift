@@ -43,6 +43,44 @@ public protocol SharedServerStore: ServerStore {
 
     /// Calls `handler` whenever another node may have committed to this namespace.
     func onChange(_ handler: @escaping @Sendable () -> Void)
+
+    /// Holds `writes` as the onDisconnect writes of `connection` (replacing what it held), under
+    /// this node's lease: if the node dies, another node runs them (see
+    /// ``ServerStoreProvider/claimOrphanedOnDisconnects()``). No writes: nothing is held.
+    func holdOnDisconnect(connection: String, writes: [HeldWrite]) async throws
+
+    /// Takes back `connection`'s held writes when it ends on this (live) node; `false` when
+    /// another node already claimed them (they ran there).
+    func takeOnDisconnect(connection: String) async throws -> Bool
+}
+
+/// An onDisconnect write and the caller that registered it (its rights are judged again when it
+/// runs).
+public struct HeldWrite: Sendable {
+    /// The write, server values unresolved.
+    public var operation: WriteOperation
+    /// Who registered it.
+    public var caller: Caller
+
+    /// A held write.
+    public init(operation: WriteOperation, caller: Caller) {
+        self.operation = operation
+        self.caller = caller
+    }
+}
+
+/// The onDisconnect writes of a connection whose node died, claimed by this node to run once.
+public struct OrphanedOnDisconnect: Sendable {
+    /// The connection's namespace.
+    public var namespace: String
+    /// Its writes, in the order they were registered.
+    public var writes: [HeldWrite]
+
+    /// Claimed writes.
+    public init(namespace: String, writes: [HeldWrite]) {
+        self.namespace = namespace
+        self.writes = writes
+    }
 }
 
 /// One commit in a shared namespace's change log.
@@ -103,4 +141,9 @@ public protocol ServerStoreProvider: Sendable {
     func openStore(namespace: String) throws -> any ServerStore
     /// Releases what the provider holds (connections); called once at shutdown.
     func shutdown() async
+
+    /// Claims, once and for this node only, the onDisconnect writes held by nodes whose lease
+    /// ran out (killed, or cut off from the database); the server runs them. The server calls it
+    /// about once a second.
+    func claimOrphanedOnDisconnects() async throws -> [OrphanedOnDisconnect]
 }

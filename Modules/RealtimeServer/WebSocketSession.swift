@@ -80,6 +80,8 @@ struct WebSocketSession {
     private var assembler = FrameAssembler()
     private var listens: [ListenKey: (path: TreePath, params: QueryParams, tag: Int?)] = [:]
     private var onDisconnect = OnDisconnectQueue()
+    /// Names this connection's held onDisconnect writes in a shared store.
+    private let connectionID = UUID().uuidString
     private var ended = false
     /// Who the rules see making this connection's requests: set by `auth`, back to
     /// unauthenticated by `unauth`, a rejected token, or the token's expiry.
@@ -205,8 +207,9 @@ struct WebSocketSession {
         case .onDisconnectMerge(let path, let children):
             await register(.update(path: path, children: children), number: number, size: size)
         case .onDisconnectCancel(let path):
-            onDisconnect.cancel(at: path)
-            outbox.enqueue(ServerMessage.reply(number, status: .ok))
+            var next = onDisconnect
+            next.cancel(at: path)
+            await hold(next, number: number)
         case .get(let path, let query):
             guard let params = parseQuery(query, number: number) else { return }
             do {
@@ -304,12 +307,28 @@ struct WebSocketSession {
             outbox.enqueue(ServerMessage.reply(number, status: .permissionDenied, message: "Permission denied"))
             return
         }
-        guard onDisconnect.add(operation, as: caller, bytes: size, limit: limits.maxOnDisconnectBytes) else {
+        var next = onDisconnect
+        guard next.add(operation, as: caller, bytes: size, limit: limits.maxOnDisconnectBytes) else {
             outbox.enqueue(ServerMessage.reply(
                 number, status: .tooBig,
                 message: "This connection's onDisconnect writes would pass \(limits.maxOnDisconnectBytes) bytes, the most the server holds; nothing was registered."))
             return
         }
+        await hold(next, number: number)
+    }
+
+    /// Makes `next` the connection's onDisconnect writes once a shared store (several nodes)
+    /// holds them too, so another node runs them if this one dies; answers request `number`.
+    private mutating func hold(_ next: OnDisconnectQueue, number: Int) async {
+        do {
+            try await database.holdOnDisconnect(
+                connection: connectionID, writes: next.operations.map { HeldWrite(operation: $0.operation, caller: $0.caller) })
+        } catch {
+            outbox.enqueue(ServerMessage.reply(
+                number, status: .failure, message: "The onDisconnect change could not be stored: \(error). Nothing changed."))
+            return
+        }
+        onDisconnect = next
         outbox.enqueue(ServerMessage.reply(number, status: .ok))
     }
 
@@ -323,7 +342,11 @@ struct WebSocketSession {
             await database.unlisten(subscriber, path: listen.path, params: listen.params, tag: listen.tag)
         }
         listens = [:]
-        let operations = onDisconnect.takeAll()
+        var operations = onDisconnect.takeAll()
+        if !operations.isEmpty, await !database.takeOnDisconnect(connection: connectionID) {
+            // Another node claimed them (this node's lease had run out): they ran there.
+            operations = []
+        }
         let logger = self.logger
         for (operation, caller) in operations {
             // Judged again as it runs: a write the rules no longer allow is dropped and logged.

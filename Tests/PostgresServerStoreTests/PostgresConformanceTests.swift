@@ -6,6 +6,11 @@ import ServerStoreConformance
 import Testing
 import TestSupport
 
+/// Every PostgreSQL test, one at a time: one of them stops and restarts the shared cluster.
+@Suite("PostgreSQL", .serialized)
+enum PostgresTests {}
+
+extension PostgresTests {
 /// The ServerStore conformance suite on PostgreSQL (each run in a namespace of its own).
 @Suite("serverstore conformance postgres")
 struct PostgresConformanceTests {
@@ -16,7 +21,10 @@ struct PostgresConformanceTests {
         let suite = ServerStoreConformance(name: "postgres") { directory in
             try provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
         }
-        try await suite.checkOffThread(requirement)
+        var failure: (any Error)?
+        do { try await suite.checkOffThread(requirement) } catch { failure = error }
         await provider.shutdown()
+        if let failure { throw failure }
     }
+}
 }

@@ -1,9 +1,11 @@
 import Foundation
+import PostgresServerStore
 import RealtimeDatabase
 import Synchronization
 import Testing
 import TestSupport
 
+extension PostgresTests {
 /// Several rtdb-server processes on one PostgreSQL database serve the same namespace.
 @Suite("Several nodes on PostgreSQL", .serialized)
 struct SharedNamespaceTests {
@@ -143,6 +145,49 @@ struct SharedNamespaceTests {
         #expect(written.allSatisfy { reloaded[$0] == $0 }, "a new node loads every acknowledged write")
     }
 
+    @Test("the onDisconnect writes of a node killed with SIGKILL run once, on another node, within 10 s")
+    func onDisconnectOfADeadNode() async throws {
+        let servers = try await Self.nodes(2)
+        defer { Task { for server in servers { await server.shutDown() } } }
+        let namespace = TestPostgres.freshNamespace("o")
+        let database = try Database(url: servers[0].databaseURL(namespace: namespace))
+        defer { database.shutdown() }
+        let presence = database.reference(withPath: "presence/ada")
+        try await presence.onDisconnectSetValue("offline")
+        try await database.reference(withPath: "leaves").onDisconnectSetValue(ServerValue.increment(1))
+        try await presence.setValue("online")
+        #expect(try await servers[1].read("presence/ada", namespace: namespace) as? String == "online")
+
+        await servers[0].stop(hard: true)
+        let killed = ContinuousClock.now
+        let ran = try await waitUntil(timeout: .seconds(20)) {
+            try await servers[1].read("presence/ada", namespace: namespace) as? String == "offline"
+        }
+        let elapsed = ContinuousClock.now - killed
+        #expect(ran, "the dead node's onDisconnect write ran on the other node")
+        #expect(elapsed < .seconds(10), "it ran within 10 s of the kill (took \(elapsed))")
+        print("onDisconnect of a SIGKILLed node ran on another node after \(elapsed)")
+        // Once: the increment is not applied again by a later sweep.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await servers[1].read("leaves", namespace: namespace) as? Int == 1)
+    }
+
+    @Test("a connection that ends on a live node runs its onDisconnect writes there, once")
+    func onDisconnectOfALiveNode() async throws {
+        let servers = try await Self.nodes(2)
+        defer { Task { for server in servers { await server.shutDown() } } }
+        let namespace = TestPostgres.freshNamespace("l")
+        let database = try Database(url: servers[0].databaseURL(namespace: namespace))
+        try await database.reference(withPath: "leaves").onDisconnectSetValue(ServerValue.increment(1))
+        database.shutdown()
+        #expect(try await waitUntil(timeout: .seconds(10)) {
+            try await servers[1].read("leaves", namespace: namespace) as? Int == 1
+        })
+        // Its node lives on: no other node claims the writes, so they never run twice.
+        try await Task.sleep(for: .seconds(PostgresStoreProvider.leaseSeconds + 2))
+        #expect(try await servers[1].read("leaves", namespace: namespace) as? Int == 1)
+    }
+
     /// `{"0": 0, "1": 1}` or `[0, 1]` as index → value.
     static func values(_ json: Any?) -> [Int: Int] {
         var result: [Int: Int] = [:]
@@ -160,4 +205,4 @@ struct SharedNamespaceTests {
         guard status == 0 else { throw SupportFailure("\(control) \(verb) exited with \(status)") }
     }
 }
-
+}

@@ -168,7 +168,10 @@ struct RTDBServerCommand: AsyncParsableCommand {
             guard let url = postgresUrl ?? ProcessInfo.processInfo.environment["RTDB_POSTGRES_URL"], !url.isEmpty else {
                 throw ValidationError("--backend postgres needs --postgres-url postgres://user:password@host:5432/database (or RTDB_POSTGRES_URL)")
             }
-            let made = try PostgresStoreProvider(url: url, logger: Logger(label: "rtdb-server.postgres"))
+            // postgres-nio reports each failed reconnection at info; the provider says what matters.
+            var postgresLogger = Logger(label: "rtdb-server.postgres")
+            postgresLogger.logLevel = max(level, .warning)
+            let made = try PostgresStoreProvider(url: url, logger: postgresLogger)
             do {
                 try await made.prepare()
             } catch {
