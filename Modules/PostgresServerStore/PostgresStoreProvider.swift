@@ -30,6 +30,9 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     /// When the last health check failed (`nil` while PostgreSQL answers): writes then fail at
     /// once instead of waiting for a connection the pool cannot make.
     private let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Health checks failed in a row; two mark PostgreSQL unreachable (one slow answer on a busy
+    /// machine does not).
+    private let failedChecks = Mutex(0)
 
     /// A provider for the database at `url` (`postgres://user:password@host:port/database`).
     ///
@@ -165,17 +168,22 @@ public final class PostgresStoreProvider: ServerStoreProvider {
         while !Task.isCancelled {
             try? await Task.sleep(for: pollInterval)
             let (client, logger) = (self.client, self.logger)
-            let healthy = (try? await PostgresStoreProvider.bounded("checking PostgreSQL", seconds: 2) { [self] in
+            let answered = (try? await PostgresStoreProvider.bounded("checking PostgreSQL", seconds: 3) { [self] in
                 if migrated.withLock({ $0 }) { try await renewLease() } else { try await client.query("SELECT 1", logger: logger) }
                 return true
             }) ?? false
+            let failures = failedChecks.withLock { count in
+                count = answered ? 0 : count + 1
+                return count
+            }
+            let healthy = failures < 2
             let wasDown = unreachableSince.withLock { since in
                 defer { since = healthy ? nil : (since ?? .now) }
                 return since != nil
             }
             if healthy, wasDown { logger.notice("PostgreSQL answers again") }
             if !healthy, !wasDown { logger.error("PostgreSQL does not answer; writes fail until it does, reads and listens go on from memory") }
-            if healthy { wake(nil) }
+            if answered { wake(nil) }
         }
     }
 

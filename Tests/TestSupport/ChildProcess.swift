@@ -47,9 +47,19 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` and waits for the process to end.
+    ///
+    /// It also reaps the child itself (`waitpid`): Foundation's `Process` sometimes never
+    /// notices a child's exit (seen with children of tests that start PostgreSQL), and
+    /// `isRunning` would then stay true forever.
     public func stop(signal: Int32 = SIGTERM) async {
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        let pid = process.processIdentifier
+        if process.isRunning { kill(pid, signal) }
+        var status: Int32 = 0
+        while process.isRunning {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 }
 

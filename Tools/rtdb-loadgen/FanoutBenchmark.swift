@@ -19,6 +19,8 @@ struct FanoutBenchmark {
     /// What one listener received.
     struct ListenerResult: Sendable {
         var latencies: [Double] = []
+        /// The node it listened on (0: the writer's).
+        var node = 0
         /// The connection ended before the benchmark closed it.
         var endedEarly = false
     }
@@ -84,12 +86,12 @@ struct FanoutBenchmark {
                 return await group.reduce(into: []) { $0.append($1) }
             }
             let connectStart = Monotonic.nanoseconds()
-            for _ in 0..<listeners {
+            for listener in 0..<listeners {
                 await slots.acquire()
                 let start = ClientStart(slots: slots, countdown: countdown)
                 group.addTask {
                     do {
-                        return .listener(try await runListener(start: start, stop: stop, deliveries: deliveries))
+                        return .listener(try await runListener(listener, start: start, stop: stop, deliveries: deliveries))
                     } catch {
                         start.ready(false)
                         listenerErrors.record(error)
@@ -151,6 +153,12 @@ struct FanoutBenchmark {
         Report.line("")
         Report.line("RESULT fanout (\(listeners) listeners, a put every \(Format.decimal(intervalMilliseconds, 1)) ms):")
         Report.line("  delivery latency (put sent → push received): \(latencies.line)")
+        if target.nodePorts.count > 1 {
+            let sameNode = LatencySummary(listenerResults.filter { $0.node == 0 }.flatMap(\.latencies))
+            let otherNodes = LatencySummary(listenerResults.filter { $0.node != 0 }.flatMap(\.latencies))
+            Report.line("  listeners on the writer's node: \(sameNode.line)")
+            Report.line("  listeners on the other \(target.nodePorts.count - 1) node(s): \(otherNodes.line)")
+        }
         Report.line("  deliveries: \(Format.count(latencies.count)) of \(Format.count(expected)) expected "
             + "(\(listenerResults.count) listeners × \(writer.acknowledged) acknowledged puts)"
             + (latencies.count == expected ? "" : ", missing \(Format.count(expected - latencies.count))"))
@@ -224,8 +232,8 @@ struct FanoutBenchmark {
         }
     }
 
-    private func runListener(start: ClientStart, stop: Gate<Void>, deliveries: ProgressCounter) async throws -> ListenerResult {
-        try await BenchClient.run(url: target.webSocketURL) { connection in
+    private func runListener(_ listener: Int, start: ClientStart, stop: Gate<Void>, deliveries: ProgressCounter) async throws -> ListenerResult {
+        try await BenchClient.run(url: target.webSocketURL(forClient: listener)) { connection in
             let (latencies, endedEarly) = try await connection.read(until: stop) { connection in
                 var receiver = connection.makeReceiver()
                 try await connection.awaitHandshake(&receiver)
@@ -251,7 +259,7 @@ struct FanoutBenchmark {
                 }
                 return latencies
             }
-            return ListenerResult(latencies: latencies, endedEarly: endedEarly)
+            return ListenerResult(latencies: latencies, node: target.node(forClient: listener), endedEarly: endedEarly)
         }
     }
 }

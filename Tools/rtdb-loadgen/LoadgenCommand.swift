@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `rtdb-loadgen`: drives an rtdb-server over the v5 WebSocket protocol and prints benchmark figures.
 ///
@@ -26,8 +27,14 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "The pid of an already running server (for its RSS); only with --port.")
     var serverPid: Int32?
 
-    @Option(help: "The storage backend of a started server: sqlite, lmdb, leveldb or memory.")
+    @Option(help: "The storage backend of a started server: sqlite, lmdb, leveldb, memory or postgres.")
     var backend = "sqlite"
+
+    @Option(help: "Start this many nodes sharing PostgreSQL (--postgres-url); clients are spread over them in turn.")
+    var nodes = 1
+
+    @Option(help: "The PostgreSQL database of --backend postgres or --nodes > 1 (also RTDB_POSTGRES_URL).")
+    var postgresUrl: String?
 
     @Option(help: "The namespace (?ns=) to use.")
     var namespace = "bench"
@@ -51,15 +58,33 @@ struct CommonOptions: ParsableArguments {
             return
         }
         let executable = server ?? ServerProcess.defaultExecutable()
-        let process = try await ServerProcess.start(executable: executable, backend: backend)
-        let target = ServerTarget(host: host, port: process.port, pid: process.pid, namespace: namespace)
+        var started: [ServerProcess] = []
+        let shared = nodes > 1 || backend == "postgres"
+        var extra: [String] = []
+        if shared {
+            guard let url = postgresUrl ?? ProcessInfo.processInfo.environment["RTDB_POSTGRES_URL"] else {
+                throw LoadgenError.server("--nodes > 1 and --backend postgres need --postgres-url (or RTDB_POSTGRES_URL)")
+            }
+            extra = ["--postgres-url", url]
+        }
+        do {
+            for _ in 0..<max(nodes, 1) {
+                started.append(try await ServerProcess.start(executable: executable, backend: shared ? "postgres" : backend, extraArguments: extra))
+            }
+        } catch {
+            for process in started { await process.stop(keepData: keepData) }
+            throw error
+        }
+        if started.count > 1 { Report.line("nodes: \(started.count) on PostgreSQL, ports \(started.map { String($0.port) }.joined(separator: ", "))") }
+        let target = ServerTarget(host: host, port: started[0].port, pid: started[0].pid, namespace: namespace,
+                                  nodePorts: started.map(\.port))
         do {
             try await body(target)
         } catch {
-            await process.stop(keepData: keepData)
+            for process in started { await process.stop(keepData: keepData) }
             throw error
         }
-        await process.stop(keepData: keepData)
+        for process in started { await process.stop(keepData: keepData) }
     }
 }
 
@@ -70,9 +95,19 @@ struct ServerTarget: Sendable {
     /// The server's process id, when known (needed for its RSS).
     var pid: Int32?
     var namespace: String
+    /// Every node's port when several nodes share the namespace (the first is `port`).
+    var nodePorts: [Int] = []
 
-    /// The WebSocket URL of the v5 protocol.
+    /// The WebSocket URL of the v5 protocol (the first node's).
     var webSocketURL: String { "ws://\(host):\(port)/.ws?v=5&ns=\(namespace)" }
+
+    /// The node client number `client` connects to: the nodes in turn.
+    func node(forClient client: Int) -> Int { nodePorts.isEmpty ? 0 : client % nodePorts.count }
+
+    /// The WebSocket URL for client number `client`.
+    func webSocketURL(forClient client: Int) -> String {
+        nodePorts.isEmpty ? webSocketURL : "ws://\(host):\(nodePorts[node(forClient: client)])/.ws?v=5&ns=\(namespace)"
+    }
 }
 
 /// `rtdb-loadgen writes`: acknowledged durable writes per second.

@@ -40,7 +40,7 @@ final class ServerProcess {
     }
 
     /// Starts `executable` with `--port 0` and waits for the line announcing its port.
-    static func start(executable: String, backend: String) async throws -> ServerProcess {
+    static func start(executable: String, backend: String, extraArguments: [String] = []) async throws -> ServerProcess {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw LoadgenError.server("no executable server at \(executable) (build it: swift build -c release --product rtdb-server, or pass --server)")
         }
@@ -55,7 +55,7 @@ final class ServerProcess {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--port", "0", "--backend", backend, "--data-dir", data.path]
+        process.arguments = ["--port", "0", "--backend", backend, "--data-dir", data.path] + extraArguments
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: log)

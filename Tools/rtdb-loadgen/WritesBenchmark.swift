@@ -129,7 +129,7 @@ struct WritesBenchmark {
         _ client: Int, start: ClientStart, schedule: Gate<Schedule>, acks: ProgressCounter, replyErrors: ErrorTally
     ) async throws -> ClientResult {
         let inFlight = self.inFlight
-        return try await BenchClient.run(url: target.webSocketURL) { connection in
+        return try await BenchClient.run(url: target.webSocketURL(forClient: client)) { connection in
             var receiver = connection.makeReceiver()
             try await connection.awaitHandshake(&receiver)
             start.ready(true)
