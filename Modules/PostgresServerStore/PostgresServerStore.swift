@@ -224,14 +224,15 @@ public final class PostgresServerStore: SharedServerStore {
         }
         var rows = TreeRows()
         var ancestors: Set<TreePath> = []
-        var exact: [String] = []
-        var froms: [String] = []
-        var tos: [String] = []
+        // A statement per changed path: each is an index range scan. (One statement for the whole
+        // group, as a join against arrays of ranges, a LATERAL join or one OR per range, measured
+        // 3-4x slower: the planner scanned many rows.)
         for path in covering {
             let (from, to) = TreeRows.belowRange(path)
-            exact.append(TreeRows.text(path))
-            froms.append(from)
-            tos.append(to)
+            try await connection.query("""
+                DELETE FROM rtdb_data WHERE namespace = \(namespace)
+                AND (path = \(TreeRows.text(path)) OR (path >= \(from) AND path < \(to)))
+                """, logger: logger)
             rows.add(change.root.child(at: path), at: path)
             var ancestor = path.parent
             while let current = ancestor {
@@ -239,18 +240,11 @@ public final class PostgresServerStore: SharedServerStore {
                 ancestor = current.parent
             }
         }
-        for ancestor in ancestors {
-            exact.append(TreeRows.text(ancestor))
-            rows.addAncestor(of: change.root, at: ancestor)
+        if !ancestors.isEmpty {
+            let texts = ancestors.map(TreeRows.text)
+            try await connection.query("DELETE FROM rtdb_data WHERE namespace = \(namespace) AND path = ANY(\(texts))", logger: logger)
+            for ancestor in ancestors { rows.addAncestor(of: change.root, at: ancestor) }
         }
-        // Two statements for the whole group, each an index lookup or range scan per path: the rows
-        // at each changed path and its ancestors, then the rows below each changed path.
-        try await connection.query(
-            "DELETE FROM rtdb_data WHERE namespace = \(namespace) AND path = ANY(\(exact)::text[])", logger: logger)
-        try await connection.query("""
-            DELETE FROM rtdb_data AS data USING unnest(\(froms)::text[], \(tos)::text[]) AS below(first, after)
-            WHERE data.namespace = \(namespace) AND data.path >= below.first AND data.path < below.after
-            """, logger: logger)
         // In slices, so one statement's parameters stay small.
         var start = 0
         while start < rows.paths.count {
