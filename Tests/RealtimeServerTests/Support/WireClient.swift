@@ -68,13 +68,17 @@ final class WireClient: Sendable {
     }
 
     /// Sends a request and waits for its reply's body (`{"s": …, "d": …}`).
-    func request(_ action: String, _ body: String, timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    ///
+    /// The waits default to 30 s: the suite runs some 80 tests at once on two cores, and
+    /// CPU-bound neighbours (16 MB frames parsed, a thousand streams) have held an in-process
+    /// server's first reply for more than 10 s in fresh-clone CI runs.
+    func request(_ action: String, _ body: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
         let number = await send(action, body)
         return try await reply(to: number, timeout: timeout)
     }
 
     /// Waits for the reply to request `number`.
-    func reply(to number: Int, timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    func reply(to number: Int, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
         let message = try await first(timeout: timeout) { message in
             (message["d"] as? [String: Any])?["r"] as? Int == number
         }
@@ -100,7 +104,7 @@ final class WireClient: Sendable {
 
     /// Waits for the first message matching `predicate`.
     @discardableResult
-    func first(timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool) async throws -> [String: Any] {
+    func first(timeout: Duration = .seconds(30), where predicate: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
