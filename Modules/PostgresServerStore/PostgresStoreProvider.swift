@@ -199,24 +199,58 @@ public final class PostgresStoreProvider: ServerStoreProvider {
 
     /// Runs `work`, failing with ``PostgresStoreError`` after `seconds`: a write must fail fast
     /// when PostgreSQL is unreachable (the pool would otherwise wait for a connection).
+    ///
+    /// The work runs in a task of its own that is cancelled, not awaited, when time runs out: a
+    /// task group would wait for it, and a request stuck in the pool after PostgreSQL restarted
+    /// once held a node's shutdown forever that way.
     static func bounded<T: Sendable>(_ what: String, seconds: Int = 10, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await work() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
+        let race = BoundedRace<T>()
+        let worker = Task {
+            do {
+                race.finish(.success(try await work()))
+            } catch let error as PostgresStoreError {
+                race.finish(.failure(error))
+            } catch {
+                race.finish(.failure(PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)))
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            race.finish(.failure(PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")))
+        }
+        let result = await withTaskCancellationHandler {
+            await race.value()
+        } onCancel: {
+            race.finish(.failure(PostgresStoreError("Cancelled while \(what).")))
+        }
+        worker.cancel()
+        timer.cancel()
+        return try result.get()
+    }
+}
+
+/// The first of a piece of work, its deadline and its caller's cancellation to finish.
+private final class BoundedRace<T: Sendable>: Sendable {
+    private let state = Mutex<(result: Result<T, PostgresStoreError>?, waiter: CheckedContinuation<Result<T, PostgresStoreError>, Never>?)>((nil, nil))
+
+    func finish(_ result: Result<T, PostgresStoreError>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<T, PostgresStoreError>, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: result)
+    }
+
+    func value() async -> Result<T, PostgresStoreError> {
+        await withCheckedContinuation { continuation in
+            let settled = state.withLock { state -> Result<T, PostgresStoreError>? in
+                if let result = state.result { return result }
+                state.waiter = continuation
                 return nil
             }
-            defer { group.cancelAll() }
-            do {
-                guard let first = try await group.next(), let value = first else {
-                    throw PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")
-                }
-                return value
-            } catch let error as PostgresStoreError {
-                throw error
-            } catch {
-                throw PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)
-            }
+            if let settled { continuation.resume(returning: settled) }
         }
     }
 }
