@@ -12,6 +12,7 @@ import Synchronization
 /// the open stores of its namespace. A missed notification only delays a node: every open store
 /// is also woken every ``pollInterval``, and when the listening connection comes back.
 public final class PostgresStoreProvider: ServerStoreProvider {
+    /// The provider's name in logs.
     public let name = "postgres"
     /// This node's name in `rtdb_nodes` (its lease) and `rtdb_ondisconnect`.
     public let nodeID = UUID().uuidString.lowercased()

@@ -26,26 +26,21 @@ struct ChangeLogTests {
             }
             var root = Node.empty
             var sequence: UInt64 = 0
-            for index in 1...3 {
-                let path = TreePath(unchecked: "items/i\(index)")
-                root = root.updatingChild(at: path, to: Node(.number(Double(index))))
+            /// Commits `value` at `path` on the leader.
+            func commit(_ value: Int, at path: TreePath) async throws {
+                root = root.updatingChild(at: path, to: Node(.number(Double(value))))
                 let change = StoreChange(root: root, changedPaths: [path])
-                let write = WriteOperation.set(path: path, node: Node(.number(Double(index))))
+                let write = WriteOperation.set(path: path, node: Node(.number(Double(value))))
                 sequence = try await leader.commitExclusively(after: sequence) { _ in SharedCommit(change: change, writes: [write]) }
             }
+            for index in 1...3 { try await commit(index, at: TreePath(unchecked: "items/i\(index)")) }
             #expect(sequence == 3)
             let entries = try #require(try await follower.changes(after: 1))
             #expect(entries.map(\.sequence) == [2, 3], "the entries after 1, in order")
             #expect(entries.first?.writes.first?.path == TreePath(unchecked: "items/i2"))
 
             // 1,000 more commits: the log keeps the last 100 entries, so a follower at 3 must reload.
-            for index in 4...1003 {
-                let path = TreePath(unchecked: "items/i\(index % 50)")
-                root = root.updatingChild(at: path, to: Node(.number(Double(index))))
-                let change = StoreChange(root: root, changedPaths: [path])
-                let write = WriteOperation.set(path: path, node: Node(.number(Double(index))))
-                sequence = try await leader.commitExclusively(after: sequence) { _ in SharedCommit(change: change, writes: [write]) }
-            }
+            for index in 4...1003 { try await commit(index, at: TreePath(unchecked: "items/i\(index % 50)")) }
             #expect(try await follower.changes(after: 3) == nil, "trimmed past 3: reload")
             #expect(try await follower.changes(after: 990)?.count == 13, "recent entries are still there")
             let (reloaded, reloadedAt) = try await follower.loadWithSequence()
