@@ -87,11 +87,8 @@ public final class PostgresServerStore: SharedServerStore {
             try await client.withTransaction(logger: logger) { connection in
                 // One snapshot for the sequence and the rows.
                 try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
-                var sequence: Int64 = 0
-                for try await value in try await connection.query(
-                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace)", logger: logger).decode(Int64.self) {
-                    sequence = value
-                }
+                let sequence = try await PostgresServerStore.number(
+                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace)", on: connection, logger: logger)
                 var builder = TreeRows.Builder()
                 let rows = try await connection.query(
                     "SELECT path, kind, value FROM rtdb_data WHERE namespace = \(namespace)", logger: logger)
@@ -123,11 +120,8 @@ public final class PostgresServerStore: SharedServerStore {
         let (namespace, client, logger, retention) = (self.namespace, self.client, self.logger, provider.logRetention)
         return try await PostgresStoreProvider.bounded("committing to namespace \(namespace)", seconds: 5) {
             try await client.withTransaction(logger: logger) { connection in
-                var current: Int64 = 0
-                for try await value in try await connection.query(
-                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace) FOR UPDATE", logger: logger).decode(Int64.self) {
-                    current = value
-                }
+                let current = try await PostgresServerStore.number(
+                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace) FOR UPDATE", on: connection, logger: logger)
                 let missed: [SharedLogEntry]? =
                     sequence >= UInt64(current) ? [] : try await PostgresServerStore.entries(after: sequence, namespace: namespace, on: connection, logger: logger)
                 guard let commit = try await decide(missed) else { return UInt64(current) }
@@ -195,14 +189,18 @@ public final class PostgresServerStore: SharedServerStore {
 
     // MARK: - Rows
 
+    /// The one number `query` selects (0 when it selects no row).
+    private static func number(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        var result: Int64 = 0
+        for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { result = value }
+        return result
+    }
+
     /// The entries after `sequence`; `nil` when the log was trimmed past it.
     private static func entries(after sequence: UInt64, namespace: String, on connection: PostgresConnection,
                                 logger: Logger) async throws -> [SharedLogEntry]? {
-        var trimmed: Int64 = 0
-        for try await value in try await connection.query(
-            "SELECT trimmed_through FROM rtdb_namespaces WHERE name = \(namespace)", logger: logger).decode(Int64.self) {
-            trimmed = value
-        }
+        let trimmed = try await number(
+            "SELECT trimmed_through FROM rtdb_namespaces WHERE name = \(namespace)", on: connection, logger: logger)
         if Int64(clamping: sequence) < trimmed { return nil }
         var entries: [SharedLogEntry] = []
         let rows = try await connection.query(

@@ -30,10 +30,9 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     private let tasks = Mutex<[Task<Void, Never>]>([])
     /// When the last health check failed (`nil` while PostgreSQL answers): writes then fail at
     /// once instead of waiting for a connection the pool cannot make.
-    private let unreachableSince = Mutex<ContinuousClock.Instant?>(nil)
-    /// Health checks failed in a row; two mark PostgreSQL unreachable (one slow answer on a busy
-    /// machine does not).
-    private let failedChecks = Mutex(0)
+    /// Health checks failed in a row: two mark PostgreSQL unreachable (one slow answer on a busy
+    /// machine does not), from `since`.
+    private let health = Mutex<(failedChecks: Int, unreachableSince: ContinuousClock.Instant?)>((0, nil))
 
     /// A provider for the database at `url` (`postgres://user:password@host:port/database`).
     ///
@@ -173,14 +172,12 @@ public final class PostgresStoreProvider: ServerStoreProvider {
                 if migrated.withLock({ $0 }) { try await renewLease() } else { try await client.query("SELECT 1", logger: logger) }
                 return true
             }) ?? false
-            let failures = failedChecks.withLock { count in
-                count = answered ? 0 : count + 1
-                return count
-            }
-            let healthy = failures < 2
-            let wasDown = unreachableSince.withLock { since in
-                defer { since = healthy ? nil : (since ?? .now) }
-                return since != nil
+            let (healthy, wasDown) = health.withLock { state -> (Bool, Bool) in
+                let wasDown = state.unreachableSince != nil
+                state.failedChecks = answered ? 0 : state.failedChecks + 1
+                let healthy = state.failedChecks < 2
+                state.unreachableSince = healthy ? nil : (state.unreachableSince ?? .now)
+                return (healthy, wasDown)
             }
             if healthy, wasDown { logger.notice("PostgreSQL answers again") }
             if !healthy, !wasDown { logger.error("PostgreSQL does not answer; writes fail until it does, reads and listens go on from memory") }
@@ -190,7 +187,7 @@ public final class PostgresStoreProvider: ServerStoreProvider {
 
     /// Throws at once while the last health check failed.
     func checkReachable(_ what: String) throws(PostgresStoreError) {
-        if let since = unreachableSince.withLock({ $0 }) {
+        if let since = health.withLock({ $0.unreachableSince }) {
             let seconds = Int((ContinuousClock.now - since).components.seconds)
             throw PostgresStoreError("PostgreSQL has not answered for \(seconds) s; \(what) was not attempted.")
         }

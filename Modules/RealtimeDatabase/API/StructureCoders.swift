@@ -28,9 +28,13 @@ extension Database {
         /// How keys are written (default: as declared).
         public typealias KeyEncodingStrategy = JSONEncoder.KeyEncodingStrategy
 
+        /// How dates are written.
         public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+        /// How `Data` is written.
         public var dataEncodingStrategy: DataEncodingStrategy = .base64
+        /// How infinite and NaN numbers are written.
         public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
+        /// How keys are written.
         public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
         /// Context for the types being encoded (`Sendable` values, as Foundation's coders take).
         public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -69,9 +73,13 @@ extension Database {
         /// How keys are read (default: as declared).
         public typealias KeyDecodingStrategy = JSONDecoder.KeyDecodingStrategy
 
+        /// How dates are read.
         public var dateDecodingStrategy: DateDecodingStrategy = .deferredToDate
+        /// How `Data` is read.
         public var dataDecodingStrategy: DataDecodingStrategy = .base64
+        /// How infinite and NaN numbers are read.
         public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
+        /// How keys are read.
         public var keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys
         /// Context for the types being decoded (`Sendable` values, as Foundation's coders take).
         public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
