@@ -25,7 +25,9 @@ let package = Package(
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .library(name: "PostgresServerStore", targets: ["PostgresServerStore"]),
+        .library(name: "StorageBench", targets: ["StorageBench"]),
         .executable(name: "rtdb-server", targets: ["rtdb-server"]),
+        .executable(name: "rtdb-bench", targets: ["rtdb-bench"]),
     ],
     traits: [
         .trait(
@@ -123,6 +125,26 @@ let package = Package(
             name: "persistence-crash-writer",
             dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance"],
             path: tool("persistence-crash-writer")
+        ),
+        // The backend comparison tool: every workload through our engine and straight through
+        // each C library (StorageBench), and its thin command line (rtdb-bench).
+        .target(
+            name: "StorageBench",
+            dependencies: ["Persistence", "PersistenceSQLite", "CoreTree", "QueryEngine", "CSQLite", "CLMDB", "CLevelDB"],
+            path: module("StorageBench")
+        ),
+        .testTarget(
+            name: "StorageBenchTests",
+            dependencies: ["StorageBench", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "TestSupport"],
+            path: tests("StorageBenchTests")
+        ),
+        .executableTarget(
+            name: "rtdb-bench",
+            dependencies: [
+                "StorageBench", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: tool("rtdb-bench")
         ),
         .executableTarget(
             name: "persistence-benchmark",

@@ -24,6 +24,10 @@ public final class SQLiteStore: OrderedKeyValueStore {
     static let backendName = "sqlite"
     /// The database file's name inside the store directory.
     public static let fileName = "store.sqlite"
+    /// The page size a new database gets.
+    package static let pageSize = 4096
+    /// The one table's definition.
+    package static let tableDefinition = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
 
     private let state: Mutex<SQLiteConnection?>
 
@@ -178,7 +182,9 @@ final class SQLiteConnection {
         var database: OpaquePointer?
         var status = sqlite3_open_v2(staging, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         if status == SQLITE_OK {
-            status = sqlite3_exec(database, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; " + createTable, nil, nil, nil)
+            status = sqlite3_exec(
+                database, "PRAGMA page_size=\(SQLiteStore.pageSize); PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; " + createTable,
+                nil, nil, nil)
         }
         // Closing checkpoints the log into the file and syncs it.
         let closed = sqlite3_close_v2(database)
@@ -196,7 +202,7 @@ final class SQLiteConnection {
         syncDirectory(directoryPath)
     }
 
-    private static let createTable = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+    private static let createTable = SQLiteStore.tableDefinition
 
     /// The size of the file at `path`, or `nil` when there is none.
     private static func fileSize(_ path: String) -> Int? {

@@ -51,15 +51,23 @@ public final class ChildProcess: @unchecked Sendable {
     /// It also reaps the child itself (`waitpid`): Foundation's `Process` sometimes never
     /// notices a child's exit (seen with children of tests that start PostgreSQL), and
     /// `isRunning` would then stay true forever.
-    public func stop(signal: Int32 = SIGTERM) async {
+    ///
+    /// - Returns: the exit status when the process exited normally (not killed by a signal).
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) async -> Int32? {
         let pid = process.processIdentifier
         if process.isRunning { kill(pid, signal) }
         var status: Int32 = 0
         while process.isRunning {
             let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || (reaped < 0 && errno == ECHILD) { return }
+            if reaped == pid {
+                // WIFEXITED / WEXITSTATUS (macros Swift does not import).
+                return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
+            }
+            if reaped < 0 && errno == ECHILD { return nil }
             try? await Task.sleep(for: .milliseconds(10))
         }
+        return process.terminationReason == .exit ? process.terminationStatus : nil
     }
 }
 

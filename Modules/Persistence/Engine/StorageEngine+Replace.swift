@@ -28,7 +28,7 @@ extension StorageEngine {
                 batch.delete(StorageKeys.cacheKey(TreePath(keys: Array(path.keys.prefix(depth)))))
             }
             batch.deleteRange(KeyRange(prefix: StorageKeys.cacheKey(path)))
-            addRows(of: node, at: path, to: &batch, delta: &delta)
+            StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
         }
         guard !batch.isEmpty else { return }
         try store.write(batch, durable: durable)

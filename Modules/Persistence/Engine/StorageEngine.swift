@@ -220,7 +220,7 @@ public final class StorageEngine: @unchecked Sendable {
                 return true
             }
             batch.deleteRange(range)
-            addRows(of: node, at: path, to: &batch, delta: &delta)
+            StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
         } else {
             let key = StorageKeys.overflowKey(anchor)
             var subtree = Node.empty
@@ -241,7 +241,7 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Adds the rows of `node` at `path` (a path whose rows fit) to `batch`: one per leaf, and an
     /// overflow row for leaves whose keys would be too long.
-    func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
+    static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
         var overflow: [TreePath: Node] = [:]
         CacheRows.forEachLeaf(of: node) { relative, leaf in
             let full = path.appending(relative)

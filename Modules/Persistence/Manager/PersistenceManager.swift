@@ -248,6 +248,12 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     @discardableResult
     public func pruneIfNeeded() throws -> Int { try locked { try pruneIfNeededLocked() } }
 
+    /// Prunes by `policy` instead of the manager's own (a benchmark times one prune this way).
+    ///
+    /// - Returns: how many tracked queries were pruned.
+    @discardableResult
+    package func pruneIfNeeded(by policy: CachePolicy) throws -> Int { try locked { try pruneIfNeededLocked(policy) } }
+
     /// Removes all cached data that no active or pinned query and no pending write needs.
     public func purgeCache() throws {
         try locked {
@@ -256,7 +262,8 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
         }
     }
 
-    private func pruneIfNeededLocked() throws -> Int {
+    private func pruneIfNeededLocked(_ policy: CachePolicy? = nil) throws -> Int {
+        let policy = policy ?? self.policy
         var pruned = 0
         while true {
             let prunable = tracked.values.filter(\.isPrunable).sorted { ($0.lastUse, $0.id) < ($1.lastUse, $1.id) }

@@ -1,0 +1,95 @@
+import CLevelDB
+import Persistence
+
+/// LevelDB through its C API: the store's options (bloom filter, 8 MB block cache, checksums
+/// verified, synced writes when durable), one write batch per batch, an iterator per range.
+final class RawLevelDB: RawEngine, @unchecked Sendable {
+    // LevelDB's handle is thread-safe; the option objects are only read after `init`.
+    private var database: OpaquePointer?
+    private let options = leveldb_options_create()
+    private let filterPolicy = leveldb_filterpolicy_create_bloom(10)
+    private let cache = leveldb_cache_create_lru(8 << 20)
+    private let readOptions = leveldb_readoptions_create()
+    private let writeOptions = leveldb_writeoptions_create()
+    private let syncWriteOptions = leveldb_writeoptions_create()
+
+    init(directory: String) throws {
+        leveldb_options_set_create_if_missing(options, 1)
+        leveldb_options_set_paranoid_checks(options, 1)
+        leveldb_readoptions_set_verify_checksums(readOptions, 1)
+        leveldb_options_set_filter_policy(options, filterPolicy)
+        leveldb_options_set_cache(options, cache)
+        leveldb_writeoptions_set_sync(syncWriteOptions, 1)
+        var error: UnsafeMutablePointer<CChar>?
+        database = leveldb_open(options, directory, &error)
+        if let error {
+            defer { leveldb_free(error) }
+            throw RawEngineError(description: "leveldb_open: \(String(cString: error))")
+        }
+    }
+
+    deinit {
+        close()
+        leveldb_options_destroy(options)
+        leveldb_filterpolicy_destroy(filterPolicy)
+        leveldb_cache_destroy(cache)
+        leveldb_readoptions_destroy(readOptions)
+        leveldb_writeoptions_destroy(writeOptions)
+        leveldb_writeoptions_destroy(syncWriteOptions)
+    }
+
+    func write(_ batch: WriteBatch, durable: Bool) throws {
+        let writeBatch = leveldb_writebatch_create()
+        defer { leveldb_writebatch_destroy(writeBatch) }
+        for operation in batch.operations {
+            switch operation {
+            case .put(let key, let value):
+                key.withChars { key, keyLength in value.withChars { leveldb_writebatch_put(writeBatch, key, keyLength, $0, $1) } }
+            case .delete(let key):
+                key.withChars { leveldb_writebatch_delete(writeBatch, $0, $1) }
+            case .deleteRange(let range):
+                // LevelDB has no range delete: find the keys, delete each.
+                forEach(in: range) { key, _ in key.withChars { leveldb_writebatch_delete(writeBatch, $0, $1) } }
+            }
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        leveldb_write(database, durable ? syncWriteOptions : writeOptions, writeBatch, &error)
+        if let error {
+            defer { leveldb_free(error) }
+            throw RawEngineError(description: "leveldb_write: \(String(cString: error))")
+        }
+    }
+
+    func scan(_ range: KeyRange) throws -> Int {
+        var bytes = 0
+        forEach(in: range) { key, value in bytes += key.count + value.count }
+        return bytes
+    }
+
+    private func forEach(in range: KeyRange, _ body: ([UInt8], [UInt8]) -> Void) {
+        let iterator = leveldb_create_iterator(database, readOptions)
+        defer { leveldb_iter_destroy(iterator) }
+        range.lowerBound.withChars { leveldb_iter_seek(iterator, $0, $1) }
+        while leveldb_iter_valid(iterator) != 0 {
+            var length = 0
+            let keyPointer = leveldb_iter_key(iterator, &length)
+            let key = [UInt8](UnsafeRawBufferPointer(start: keyPointer, count: length))
+            if let upper = range.upperBound, !key.lexicographicallyPrecedes(upper) { break }
+            let valuePointer = leveldb_iter_value(iterator, &length)
+            body(key, [UInt8](UnsafeRawBufferPointer(start: valuePointer, count: length)))
+            leveldb_iter_next(iterator)
+        }
+    }
+
+    func close() {
+        guard let database else { return }
+        leveldb_close(database)
+        self.database = nil
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func withChars<R>(_ body: (UnsafePointer<CChar>?, Int) throws -> R) rethrows -> R {
+        try withUnsafeBytes { try body($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+    }
+}

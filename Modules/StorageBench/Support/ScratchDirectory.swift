@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+
+/// The directory a run works in, inside the directory being measured; removed when the run ends,
+/// and by ``removeAll()`` when the run is stopped (the tool calls it on Ctrl-C), so nothing is
+/// left behind.
+public final class ScratchDirectory: Sendable {
+    /// The directory's path.
+    public let path: String
+
+    private static let active = Mutex<Set<String>>([])
+
+    /// Creates a new, empty directory inside `parent` (which must exist).
+    public init(inside parent: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BenchError("the directory to measure, \(parent), does not exist or is not a directory")
+        }
+        path = (parent as NSString).appendingPathComponent("rtdb-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        ScratchDirectory.active.withLock { _ = $0.insert(path) }
+    }
+
+    /// A new, empty subdirectory called `name`.
+    func subdirectory(_ name: String) throws -> String {
+        let child = (path as NSString).appendingPathComponent(name)
+        try? FileManager.default.removeItem(atPath: child)
+        try FileManager.default.createDirectory(atPath: child, withIntermediateDirectories: true)
+        return child
+    }
+
+    /// Removes the directory and everything in it.
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+        ScratchDirectory.active.withLock { _ = $0.remove(path) }
+    }
+
+    /// Removes every scratch directory still in use (for a signal handler about to exit).
+    public static func removeAll() {
+        for path in active.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        active.withLock { $0.removeAll() }
+    }
+}
+
+/// A run that cannot go on, with what to do about it.
+public struct BenchError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
