@@ -44,8 +44,15 @@ struct CacheChecks {
                 let path = CacheChecks.randomPath(&random, maxDepth: 3)
                 if random.next() % 4 == 0 {
                     var children: [(path: TreePath, node: Node)] = []
-                    for _ in 0..<Int(random.next() % 3 + 1) {
-                        children.append((CacheChecks.randomPath(&random, maxDepth: 2), CacheChecks.randomNode(&random, depth: path.depth + 2)))
+                    if random.next() % 2 == 0 {
+                        // Distinct immediate children, as a server's merge usually is (one commit).
+                        for key in CacheChecks.keys where random.next() % 3 == 0 {
+                            children.append((TreePath(keys: [key]), CacheChecks.randomNode(&random, depth: path.depth + 1)))
+                        }
+                    } else {
+                        for _ in 0..<Int(random.next() % 3 + 1) {
+                            children.append((CacheChecks.randomPath(&random, maxDepth: 2), CacheChecks.randomNode(&random, depth: path.depth + 2)))
+                        }
                     }
                     try engine.mergeServerCache(at: path, children: children)
                     for child in children { model = model.updatingChild(at: path.appending(child.path), to: child.node) }
@@ -58,6 +65,10 @@ struct CacheChecks {
                 let cached = try engine.serverCache(at: probe)
                 try require(cached == model.child(at: probe),
                             "step \(step): cache at \(probe.wireForm) is \(cached), the reference \(model.child(at: probe))")
+                if step % 20 == 0 {
+                    let running = engine.cacheSizeBytes
+                    try require(running == (try engine.recountCacheSize()), "step \(step): the running size \(running) disagrees with a recount")
+                }
             }
             let whole = try engine.serverCache(at: .root)
             try require(whole == model, "the whole cache \(whole) differs from the reference \(model)")

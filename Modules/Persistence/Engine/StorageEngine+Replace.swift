@@ -14,7 +14,8 @@ extension StorageEngine {
     /// the complete new content at its path, so nothing is read back from the store. The caller
     /// promises that each path is its own ``replacementAnchor(for:)`` and that no ancestor of a
     /// path holds a leaf in the new data (for a removal, pass the highest ancestor that became
-    /// empty). The running cache size is not maintained here; it is recounted when the engine opens.
+    /// empty). The running cache size is not maintained here: the stored size is removed, so an
+    /// engine that accounts the size counts it again when it opens.
     /// The caller serialises its own commits (one group of writes at a time), so the batch goes to
     /// the store directly, without the group commit that shares syncs between queue writers.
     ///
@@ -31,6 +32,7 @@ extension StorageEngine {
             StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
         }
         guard !batch.isEmpty else { return }
+        batch.delete(StorageKeys.cacheSize)
         try store.write(batch, durable: durable)
     }
 

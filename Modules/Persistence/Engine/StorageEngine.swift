@@ -23,16 +23,23 @@ public final class StorageEngine: @unchecked Sendable {
     private let lock = NSLock()
     private let groupCommit = GroupCommit()
     private var cacheBytes: Int = 0
+    /// Whether the running cache size is kept (and stored with every cache change).
+    private let accountsCacheSize: Bool
+    /// The tracked queries as last read, kept until one is saved or removed, so opening a store
+    /// (recovery's check, then the persistence manager) decodes them once.
+    private var trackedQueryCache: [TrackedQuery]?
 
-    /// Opens the engine over `store`, checking the format and, with `accountsCacheSize`,
-    /// recounting the cache size (a server that keeps its tree here and never prunes passes
-    /// `false` and skips reading every row at open).
+    /// Opens the engine over `store`, checking the format and, with `accountsCacheSize`, reading
+    /// the cache size stored with the last cache change (counted from the rows only when none is
+    /// stored, as in a store a server wrote; a server that keeps its tree here and never prunes
+    /// passes `false`).
     ///
     /// - Throws: ``StorageError/Code-swift.enum/unsupportedFormat(found:supported:)`` for a store
     ///   written by a newer version; whatever `migrate` throws for an older one;
     ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
     public init(store base: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
         store = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
+        self.accountsCacheSize = accountsCacheSize
         let found = try base.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
             throw StorageError(
@@ -54,7 +61,23 @@ public final class StorageEngine: @unchecked Sendable {
             batch.put(StorageKeys.formatVersion, Array(String(StorageEngine.formatVersion).utf8))
             try store.write(batch, durable: true)
         }
-        if accountsCacheSize { cacheBytes = try countCacheBytes() }
+        if accountsCacheSize { try loadCacheSize() }
+    }
+
+    /// Reads the stored cache size; counts and stores it when there is none. The size is written
+    /// in the same atomic batch as every cache change, so it is never behind the rows.
+    private func loadCacheSize() throws {
+        if let stored = try store.get(StorageKeys.cacheSize) {
+            guard let size = Int(String(decoding: stored, as: UTF8.self)), size >= 0 else {
+                throw StorageError(.invalidRecord, "the stored cache size is unreadable")
+            }
+            cacheBytes = size
+            return
+        }
+        cacheBytes = try countCacheBytes()
+        var batch = WriteBatch()
+        batch.put(StorageKeys.cacheSize, Array(String(cacheBytes).utf8))
+        try store.write(batch, durable: false)
     }
 
     /// Converts a format 1 store: every row gets its checksum and the version becomes 2, in one
@@ -91,6 +114,9 @@ public final class StorageEngine: @unchecked Sendable {
     public func recountCacheSize() throws -> Int {
         try locked {
             cacheBytes = try countCacheBytes()
+            var batch = WriteBatch()
+            batch.put(StorageKeys.cacheSize, Array(String(cacheBytes).utf8))
+            try store.write(batch, durable: false)
             return cacheBytes
         }
     }
@@ -149,12 +175,39 @@ public final class StorageEngine: @unchecked Sendable {
     }
 
     /// Replaces the cached data at each of `children`' paths below `path`.
+    ///
+    /// The usual merge (distinct immediate children, at least one of them data, nothing cached as
+    /// a leaf at `path` or above) is one commit. Any other merge commits child by child: a later
+    /// child may lie inside an earlier one, and the rows each overwrite reads must include what
+    /// the earlier ones wrote.
     public func mergeServerCache(at path: TreePath, children: [(path: TreePath, node: Node)]) throws {
-        // Each child is its own commit: a later child may lie inside an earlier one, and the rows
-        // each overwrite reads must include what the earlier ones wrote.
+        if try locked({ try mergeInOneCommit(at: path, children: children) }) { return }
         for child in children {
             try overwriteServerCache(at: path.appending(child.path), with: child.node)
         }
+    }
+
+    /// Commits the merge as one batch when its children cannot see each other's rows: distinct
+    /// immediate children whose rows fit, at least one of them data (so no priority above is
+    /// orphaned), and no leaf row at `path` or above (which each child would remove). Returns
+    /// `false`, having written nothing, for any other merge.
+    private func mergeInOneCommit(at path: TreePath, children: [(path: TreePath, node: Node)]) throws -> Bool {
+        guard children.count > 1, children.contains(where: { !$0.node.isEmpty }),
+              children.allSatisfy({ $0.path.depth == 1 }), Set(children.map(\.path)).count == children.count,
+              StorageKeys.fits(path)
+        else { return false }
+        for depth in 0...path.depth {
+            if try store.get(StorageKeys.cacheKey(TreePath(keys: Array(path.keys.prefix(depth))))) != nil { return false }
+        }
+        var batch = WriteBatch()
+        var delta = 0
+        for child in children {
+            let childPath = path.appending(child.path)
+            guard StorageKeys.fits(childPath) else { return false }
+            try addReplacement(at: childPath, child.node, to: &batch, delta: &delta)
+        }
+        try commitCache(batch, delta: delta)
+        return true
     }
 
     /// Removes the cached data at `path` except the subtrees at `keeping` (paths below `path`),
@@ -188,7 +241,7 @@ public final class StorageEngine: @unchecked Sendable {
         guard !batch.isEmpty else { return }
         var batch = batch
         let newSize = cacheBytes + delta
-        batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8))
+        if accountsCacheSize { batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8)) }
         try store.write(batch, durable: false)
         cacheBytes = newSize
     }
@@ -214,13 +267,7 @@ public final class StorageEngine: @unchecked Sendable {
             }
         }
         if StorageKeys.fits(path) {
-            let range = KeyRange(prefix: StorageKeys.cacheKey(path))
-            try store.scan(range, reverse: false) { key, value in
-                delta -= key.count + value.count
-                return true
-            }
-            batch.deleteRange(range)
-            StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
+            try addReplacement(at: path, node, to: &batch, delta: &delta)
         } else {
             let key = StorageKeys.overflowKey(anchor)
             var subtree = Node.empty
@@ -237,6 +284,29 @@ public final class StorageEngine: @unchecked Sendable {
                 delta += key.count + value.count
             }
         }
+    }
+
+    /// Adds to `batch` what replaces the rows at and below `path` (a path whose rows fit) by
+    /// `node`'s: the new rows, and deletes of the old rows no new row replaces (a range delete
+    /// when nothing replaces them), so no store reads the range twice.
+    private func addReplacement(at path: TreePath, _ node: Node, to batch: inout WriteBatch, delta: inout Int) throws {
+        let range = KeyRange(prefix: StorageKeys.cacheKey(path))
+        var rows = WriteBatch()
+        StorageEngine.addRows(of: node, at: path, to: &rows, delta: &delta)
+        var newKeys = Set<[UInt8]>(minimumCapacity: rows.operations.count)
+        for case .put(let key, _) in rows.operations { newKeys.insert(key) }
+        var staleKeys: [[UInt8]] = []
+        try store.scan(range, reverse: false) { key, value in
+            delta -= key.count + value.count
+            if !newKeys.contains(key) { staleKeys.append(key) }
+            return true
+        }
+        if newKeys.isEmpty {
+            if !staleKeys.isEmpty { batch.deleteRange(range) }
+        } else {
+            for key in staleKeys { batch.delete(key) }
+        }
+        batch.append(contentsOf: rows)
     }
 
     /// Adds the rows of `node` at `path` (a path whose rows fit) to `batch`: one per leaf, and an
@@ -337,8 +407,17 @@ public final class StorageEngine: @unchecked Sendable {
 
     // MARK: - Tracked queries
 
-    /// Every tracked query.
+    /// Every tracked query (decoded once, then kept until one is saved or removed).
     public func trackedQueries() throws -> [TrackedQuery] {
+        try locked {
+            if let trackedQueryCache { return trackedQueryCache }
+            let queries = try readTrackedQueries()
+            trackedQueryCache = queries
+            return queries
+        }
+    }
+
+    private func readTrackedQueries() throws -> [TrackedQuery] {
         var queries: [TrackedQuery] = []
         try store.scan(KeyRange(prefix: StorageKeys.queryPrefix), reverse: false) { key, value in
             guard let id = StorageKeys.readBigEndian(key.dropFirst()) else {
@@ -352,9 +431,18 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Saves (adds or replaces) a tracked query.
     public func saveTrackedQuery(_ query: TrackedQuery) throws {
+        try saveTrackedQueries([query])
+    }
+
+    /// Saves (adds or replaces) tracked queries in one commit.
+    public func saveTrackedQueries(_ queries: [TrackedQuery]) throws {
+        guard !queries.isEmpty else { return }
         var batch = WriteBatch()
-        batch.put(StorageKeys.queryKey(query.id), query.encoded())
-        try store.write(batch, durable: false)
+        for query in queries { batch.put(StorageKeys.queryKey(query.id), query.encoded()) }
+        try locked {
+            trackedQueryCache = nil
+            try store.write(batch, durable: false)
+        }
     }
 
     /// Removes a tracked query and its tracked keys.
@@ -362,7 +450,10 @@ public final class StorageEngine: @unchecked Sendable {
         var batch = WriteBatch()
         batch.delete(StorageKeys.queryKey(id))
         batch.deleteRange(KeyRange(prefix: StorageKeys.trackedKeysPrefix(id)))
-        try store.write(batch, durable: false)
+        try locked {
+            trackedQueryCache = nil
+            try store.write(batch, durable: false)
+        }
     }
 
     /// Replaces the keys a filtered query is known to hold.

@@ -33,14 +33,16 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
         self.engine = engine
         self.policy = policy
         self.now = clock
+        var wereActive: [TrackedQuery] = []
         for var query in try engine.trackedQueries() {
             nextQueryId = max(nextQueryId, query.id + 1)
             if query.isActive {
                 query.isActive = false
-                try engine.saveTrackedQuery(query)
+                wereActive.append(query)
             }
             tracked[query.query] = query
         }
+        try engine.saveTrackedQueries(wereActive)
         try locked { _ = try pruneIfNeededLocked() }
     }
 

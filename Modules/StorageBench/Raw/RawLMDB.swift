@@ -80,13 +80,15 @@ final class RawLMDB: RawEngine {
             var key = MDB_val()
             var value = MDB_val()
             var bytes = 0
+            var copy: [UInt8] = []  // a reader that keeps a value copies it
             var status = range.lowerBound.withValue { bound in
                 key = bound
                 return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
             }
             while status == 0 {
                 if let upper = range.upperBound, !key.buffer.lexicographicallyPrecedes(upper) { break }
-                let copy = [UInt8](value.buffer)  // a reader that keeps the value copies it
+                copy.removeAll(keepingCapacity: true)
+                copy.append(contentsOf: value.buffer)
                 bytes += key.mv_size + copy.count
                 status = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
             }

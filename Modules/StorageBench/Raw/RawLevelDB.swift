@@ -49,7 +49,9 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
                 key.withChars { leveldb_writebatch_delete(writeBatch, $0, $1) }
             case .deleteRange(let range):
                 // LevelDB has no range delete: find the keys, delete each.
-                forEach(in: range) { key, _ in key.withChars { leveldb_writebatch_delete(writeBatch, $0, $1) } }
+                forEach(in: range) { key, _ in
+                    leveldb_writebatch_delete(writeBatch, key.baseAddress?.assumingMemoryBound(to: CChar.self), key.count)
+                }
             }
         }
         var error: UnsafeMutablePointer<CChar>?
@@ -62,21 +64,27 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
 
     func scan(_ range: KeyRange) throws -> Int {
         var bytes = 0
-        forEach(in: range) { key, value in bytes += key.count + value.count }
+        var copy: [UInt8] = []  // a reader that keeps a value copies it
+        forEach(in: range) { key, value in
+            copy.removeAll(keepingCapacity: true)
+            copy.append(contentsOf: value)
+            bytes += key.count + copy.count
+        }
         return bytes
     }
 
-    private func forEach(in range: KeyRange, _ body: ([UInt8], [UInt8]) -> Void) {
+    /// Calls `body` with each entry in `range`; the buffers are valid only during the call.
+    private func forEach(in range: KeyRange, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
         let iterator = leveldb_create_iterator(database, readOptions)
         defer { leveldb_iter_destroy(iterator) }
         range.lowerBound.withChars { leveldb_iter_seek(iterator, $0, $1) }
         while leveldb_iter_valid(iterator) != 0 {
             var length = 0
-            let keyPointer = leveldb_iter_key(iterator, &length)
-            let key = [UInt8](UnsafeRawBufferPointer(start: keyPointer, count: length))
+            let key = UnsafeRawBufferPointer(start: leveldb_iter_key(iterator, &length), count: length)
             if let upper = range.upperBound, !key.lexicographicallyPrecedes(upper) { break }
-            let valuePointer = leveldb_iter_value(iterator, &length)
-            body(key, [UInt8](UnsafeRawBufferPointer(start: valuePointer, count: length)))
+            var valueLength = 0
+            let value = UnsafeRawBufferPointer(start: leveldb_iter_value(iterator, &valueLength), count: valueLength)
+            body(key, value)
             leveldb_iter_next(iterator)
         }
     }

@@ -69,13 +69,14 @@ final class RawSQLite: RawEngine {
 
         func scan(_ range: KeyRange) throws -> Int {
             var bytes = 0
+            var copy: [UInt8] = []  // a reader that keeps a value copies it
             let sql = range.upperBound == nil ? "SELECT k, v FROM kv WHERE k >= ?1 ORDER BY k" : "SELECT k, v FROM kv WHERE k >= ?1 AND k < ?2 ORDER BY k"
             try run(sql, range.lowerBound, range.upperBound) { statement in
-                bytes += Int(sqlite3_column_bytes(statement, 0)) + Int(sqlite3_column_bytes(statement, 1))
-                // Copy the value out, as any reader that keeps it must.
+                copy.removeAll(keepingCapacity: true)
                 if let value = sqlite3_column_blob(statement, 1) {
-                    _ = [UInt8](UnsafeRawBufferPointer(start: value, count: Int(sqlite3_column_bytes(statement, 1))))
+                    copy.append(contentsOf: UnsafeRawBufferPointer(start: value, count: Int(sqlite3_column_bytes(statement, 1))))
                 }
+                bytes += Int(sqlite3_column_bytes(statement, 0)) + copy.count
             }
             return bytes
         }
