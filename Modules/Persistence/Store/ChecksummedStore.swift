@@ -37,12 +37,15 @@ public final class ChecksummedStore: OrderedKeyValueStore {
     ///   checksum does not match.
     public static func open(key: [UInt8], sealed: [UInt8]) throws -> [UInt8] {
         guard sealed.count >= overhead else { throw damaged(key, "is shorter than its checksum") }
-        let value = Array(sealed[..<(sealed.count - overhead)])
+        let length = sealed.count - overhead
         var stored: UInt32 = 0
-        for (index, byte) in sealed[(sealed.count - overhead)...].enumerated() { stored |= UInt32(byte) << UInt32(8 * index) }
-        guard stored == CRC32C.checksum(value, continuing: CRC32C.checksum(key)) else {
-            throw damaged(key, "does not match its checksum")
+        for index in 0..<overhead { stored |= UInt32(sealed[length + index]) << UInt32(8 * index) }
+        let computed = sealed.withUnsafeBufferPointer {
+            CRC32C.checksum(UnsafeBufferPointer(rebasing: $0[..<length]), continuing: CRC32C.checksum(key))
         }
+        guard stored == computed else { throw damaged(key, "does not match its checksum") }
+        var value = sealed
+        value.removeLast(overhead)
         return value
     }
 

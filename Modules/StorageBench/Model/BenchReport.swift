@@ -72,7 +72,9 @@ public struct BenchResult: Sendable, Codable, Equatable {
     }
 }
 
-/// A backend's bytes on disk after the cache workloads, against the bytes it holds.
+/// A backend's bytes on disk after the 10 MB cache workloads (writes, overwrites, merges),
+/// against the bytes it holds; and the same after the LRU prune, whose freed space an engine
+/// keeps for reuse rather than returning it.
 public struct FootprintRow: Sendable, Codable, Equatable {
     /// The backend's name.
     public var backend: String
@@ -82,20 +84,31 @@ public struct FootprintRow: Sendable, Codable, Equatable {
     public var diskBytes: Int64
     /// The same rows written straight through the C library, on disk, if measured.
     public var rawDiskBytes: Int64?
+    /// ``logicalBytes`` after the prune.
+    public var logicalBytesAfterPrune: Int64?
+    /// ``diskBytes`` after the prune.
+    public var diskBytesAfterPrune: Int64?
 
     enum CodingKeys: String, CodingKey {
         case backend
         case logicalBytes = "logical_bytes"
         case diskBytes = "disk_bytes"
         case rawDiskBytes = "raw_disk_bytes"
+        case logicalBytesAfterPrune = "logical_bytes_after_prune"
+        case diskBytesAfterPrune = "disk_bytes_after_prune"
     }
 
     /// A footprint row.
-    public init(backend: String, logicalBytes: Int64, diskBytes: Int64, rawDiskBytes: Int64?) {
+    public init(
+        backend: String, logicalBytes: Int64, diskBytes: Int64, rawDiskBytes: Int64?,
+        logicalBytesAfterPrune: Int64? = nil, diskBytesAfterPrune: Int64? = nil
+    ) {
         self.backend = backend
         self.logicalBytes = logicalBytes
         self.diskBytes = diskBytes
         self.rawDiskBytes = rawDiskBytes
+        self.logicalBytesAfterPrune = logicalBytesAfterPrune
+        self.diskBytesAfterPrune = diskBytesAfterPrune
     }
 
     /// Disk bytes per logical byte.

@@ -18,12 +18,12 @@ public enum MarkdownReport {
         if !report.footprint.isEmpty {
             lines += [
                 "",
-                "| backend | logical bytes | on disk | disk ÷ logical | raw engine on disk |",
-                "|---|---:|---:|---:|---:|",
+                "| backend | logical bytes | on disk | disk ÷ logical | raw engine on disk | after the prune: logical / on disk |",
+                "|---|---:|---:|---:|---:|---:|",
             ]
             for row in report.footprint {
                 lines.append(
-                    "| \(row.backend) | \(NumberFormat.megabytes(row.logicalBytes)) | \(NumberFormat.megabytes(row.diskBytes)) | \(String(format: "%.2f×", row.overhead)) | \(row.rawDiskBytes.map(NumberFormat.megabytes) ?? "–") |")
+                    "| \(row.backend) | \(NumberFormat.megabytes(row.logicalBytes)) | \(NumberFormat.megabytes(row.diskBytes)) | \(String(format: "%.2f×", row.overhead)) | \(row.rawDiskBytes.map(NumberFormat.megabytes) ?? "–") | \(row.logicalBytesAfterPrune.map(NumberFormat.megabytes) ?? "–") / \(row.diskBytesAfterPrune.map(NumberFormat.megabytes) ?? "–") |")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -26,7 +26,7 @@ public enum BenchRunner {
         }
 
         var samples = Samples()
-        var footprints: [String: (logical: [Int64], disk: [Int64], rawDisk: [Int64])] = [:]
+        var footprints: [String: FootprintSamples] = [:]
         let cache = CacheWorkload(scale: configuration.scale)
         for run in 1...configuration.runs {
             step(run, "disk · \(Workload.diskFsync.rawValue)")
@@ -55,14 +55,7 @@ public enum BenchRunner {
                 samples.add(.subtreeRead, side.name, figures.readsPerSecond)
                 samples.add(.coldOpen, side.name, figures.coldOpenMilliseconds)
                 samples.add(.lruPrune, side.name, figures.pruneMilliseconds)
-                var footprint = footprints[side.backend.name] ?? ([], [], [])
-                if side.raw {
-                    footprint.rawDisk.append(figures.diskBytes)
-                } else {
-                    footprint.logical.append(figures.logicalBytes)
-                    footprint.disk.append(figures.diskBytes)
-                }
-                footprints[side.backend.name] = footprint
+                footprints[side.backend.name, default: FootprintSamples()].add(figures, raw: side.raw)
             }
         }
         progress(BenchProgress(done: done, total: done, step: "done"))
@@ -72,10 +65,7 @@ public enum BenchRunner {
         let results = order.flatMap { workload in names.compactMap { samples.result(workload, $0) } }
         let footprint: [FootprintRow] = workloads.contains(.footprint)
             ? configuration.backends.compactMap { backend in
-                guard let rows = footprints[backend.name], !rows.disk.isEmpty else { return nil }
-                return FootprintRow(
-                    backend: backend.name, logicalBytes: median(rows.logical), diskBytes: median(rows.disk),
-                    rawDiskBytes: rows.rawDisk.isEmpty ? nil : median(rows.rawDisk))
+                footprints[backend.name]?.row(backend.name)
             }
             : []
         let machine = MachineInfo.current(directory: configuration.directory, runs: configuration.runs)
@@ -89,7 +79,36 @@ public enum BenchRunner {
         var name: String { raw ? "\(backend.name)-raw" : backend.name }
     }
 
-    private static func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
+}
+
+/// Every run's footprint figures of one backend.
+struct FootprintSamples {
+    private var logical: [Int64] = []
+    private var disk: [Int64] = []
+    private var rawDisk: [Int64] = []
+    private var prunedLogical: [Int64] = []
+    private var prunedDisk: [Int64] = []
+
+    mutating func add(_ figures: CacheWorkload.Figures, raw: Bool) {
+        if raw {
+            rawDisk.append(figures.diskBytes)
+        } else {
+            logical.append(figures.logicalBytes)
+            disk.append(figures.diskBytes)
+            prunedLogical.append(figures.prunedLogicalBytes)
+            prunedDisk.append(figures.prunedDiskBytes)
+        }
+    }
+
+    /// The medians as a row, or `nil` when our side never ran.
+    func row(_ backend: String) -> FootprintRow? {
+        guard !disk.isEmpty else { return nil }
+        return FootprintRow(
+            backend: backend, logicalBytes: median(logical), diskBytes: median(disk), rawDiskBytes: rawDisk.isEmpty ? nil : median(rawDisk),
+            logicalBytesAfterPrune: median(prunedLogical), diskBytesAfterPrune: median(prunedDisk))
+    }
+
+    private func median(_ values: [Int64]) -> Int64 { values.sorted()[values.count / 2] }
 }
 
 /// Every figure of every run, by workload and backend.

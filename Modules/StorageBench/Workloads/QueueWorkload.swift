@@ -16,7 +16,8 @@ enum QueueWorkload {
     static func ours(_ backend: StorageBackend, directory: String, scale: BenchScale, concurrent: Bool) throws -> Double {
         let engine = try StorageEngine(store: try backend.open(directory))
         defer { try? engine.close() }
-        let (total, seconds) = try run(scale: scale, concurrent: concurrent) { id in try engine.appendUserWrite(record(id)) }
+        let records = (0...Int64(max(scale.appends, BenchScale.writers * scale.appendsPerWriter))).map(record)
+        let (total, seconds) = try run(scale: scale, concurrent: concurrent) { id in try engine.appendUserWrite(records[Int(id)]) }
         let stored = try engine.userWrites().count
         guard stored == total else { throw BenchError("\(backend.name): \(stored) queued writes stored, \(total) appended") }
         return Double(total) / seconds
@@ -26,12 +27,13 @@ enum QueueWorkload {
     static func raw(_ name: String, directory: String, scale: BenchScale, concurrent: Bool) throws -> Double? {
         guard let engine = try RawEngines.open(name, directory: directory) else { return nil }
         defer { engine.close() }
-        let (total, seconds) = try run(scale: scale, concurrent: concurrent) { id in
+        let batches = (0...Int64(max(scale.appends, BenchScale.writers * scale.appendsPerWriter))).map { id in
             let row = StorageEngine.userWriteRow(record(id))
             var batch = WriteBatch()
             batch.put(row.key, row.value)
-            try engine.write(batch, durable: true)
+            return batch
         }
+        let (total, seconds) = try run(scale: scale, concurrent: concurrent) { id in try engine.write(batches[Int(id)], durable: true) }
         return Double(total) / seconds
     }
 
