@@ -14,7 +14,28 @@ enum CacheRows {
     }
 
     /// The bytes stored for a leaf: its JSON.
-    static func encodeLeaf(_ leaf: Node) -> [UInt8] { Array(leaf.jsonString(format: .plain).utf8) }
+    ///
+    /// Strings with nothing to escape and booleans are written directly (most leaves); numbers
+    /// and strings that need escapes go through the JSON writer, so the bytes are the same.
+    static func encodeLeaf(_ leaf: Node) -> [UInt8] {
+        switch leaf.leafValue {
+        case .string(let text)?:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count + 2)
+            bytes.append(UInt8(ascii: "\""))
+            for byte in text.utf8 {
+                // Control characters, quotes and backslashes need escapes.
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return Array(leaf.jsonString(format: .plain).utf8) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+            return bytes
+        case .bool(let value)?:
+            return Array((value ? "true" : "false").utf8)
+        default:
+            return Array(leaf.jsonString(format: .plain).utf8)
+        }
+    }
 
     /// The bytes stored for an overflow row: the subtree's JSON with priorities.
     static func encodeSubtree(_ node: Node) -> [UInt8] { Array(node.jsonString(format: .export).utf8) }

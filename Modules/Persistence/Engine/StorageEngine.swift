@@ -19,7 +19,8 @@ public final class StorageEngine: @unchecked Sendable {
     public typealias Migration = @Sendable (_ from: Int, _ store: any OrderedKeyValueStore) throws -> Void
 
     /// The store underneath, seen through its row checksums: reads verify, writes seal.
-    public let store: any OrderedKeyValueStore
+    public var store: any OrderedKeyValueStore { sealedStore }
+    private let sealedStore: ChecksummedStore
     private let lock = NSLock()
     private let groupCommit = GroupCommit()
     private var cacheBytes: Int = 0
@@ -38,7 +39,7 @@ public final class StorageEngine: @unchecked Sendable {
     ///   written by a newer version; whatever `migrate` throws for an older one;
     ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
     public init(store base: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
-        store = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
+        sealedStore = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
         self.accountsCacheSize = accountsCacheSize
         let found = try base.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
@@ -296,8 +297,10 @@ public final class StorageEngine: @unchecked Sendable {
         var newKeys = Set<[UInt8]>(minimumCapacity: rows.operations.count)
         for case .put(let key, _) in rows.operations { newKeys.insert(key) }
         var staleKeys: [[UInt8]] = []
-        try store.scan(range, reverse: false) { key, value in
-            delta -= key.count + value.count
+        // Only the old rows' keys and sizes are needed: read them under the checksums, unverified
+        // (nothing read here becomes data; the rows are replaced).
+        try sealedStore.base.scan(range, reverse: false) { key, sealed in
+            delta -= key.count + sealed.count - ChecksummedStore.overhead
             if !newKeys.contains(key) { staleKeys.append(key) }
             return true
         }
@@ -311,27 +314,64 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Adds the rows of `node` at `path` (a path whose rows fit) to `batch`: one per leaf, and an
     /// overflow row for leaves whose keys would be too long.
+    ///
+    /// Keys are built as the walk goes down, one key appended to a shared byte prefix, rather
+    /// than each leaf's whole path encoded again.
     static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
+        var prefix = StorageKeys.cacheKey(path)
         var overflow: [TreePath: Node] = [:]
-        CacheRows.forEachLeaf(of: node) { relative, leaf in
-            let full = path.appending(relative)
-            if StorageKeys.fits(full) {
-                let key = StorageKeys.cacheKey(full)
-                let value = CacheRows.encodeLeaf(leaf)
-                batch.put(key, value)
-                delta += key.count + value.count
-            } else {
-                let owner = StorageKeys.deepestFittingAncestor(full)
-                overflow[owner, default: .empty] = overflow[owner, default: .empty]
-                    .updatingChild(at: full.relative(to: owner)!, to: leaf)
-            }
-        }
+        addRows(of: node, path: path, prefix: &prefix, to: &batch, delta: &delta, overflow: &overflow)
         for (owner, subtree) in overflow {
             let key = StorageKeys.overflowKey(owner)
             let value = CacheRows.encodeSubtree(subtree)
             batch.put(key, value)
             delta += key.count + value.count
         }
+    }
+
+    /// The walk of ``addRows(of:at:to:delta:)``: `prefix` is the cache key of `path` (whose rows fit).
+    private static func addRows(
+        of node: Node, path: TreePath, prefix: inout [UInt8], to batch: inout WriteBatch, delta: inout Int,
+        overflow: inout [TreePath: Node]
+    ) {
+        func put(_ value: [UInt8], under key: [UInt8]) {
+            batch.put(key, value)
+            delta += key.count + value.count
+        }
+        func withChild(_ key: ChildKey, _ body: (inout [UInt8]) -> Void) -> Bool {
+            let utf8 = key.stringValue.utf8
+            // The child's key, plus its overflow marker, must fit (``StorageKeys/fits(_:)``).
+            guard prefix.count + utf8.count + 2 <= StorageKeys.maxCacheKeyBytes else { return false }
+            let mark = prefix.count
+            prefix.append(contentsOf: utf8)
+            prefix.append(StorageKeys.separator)
+            body(&prefix)
+            prefix.removeSubrange(mark...)
+            return true
+        }
+        if let priority = node.priority {
+            let leaf = priority.node
+            let fitted = withChild(.priority) { put(CacheRows.encodeLeaf(leaf), under: $0) }
+            if !fitted { addOverflow(leaf, at: path.child(.priority), to: &overflow) }
+        }
+        if node.isLeaf {
+            put(CacheRows.encodeLeaf(node.withPriority(nil)), under: prefix)
+            return
+        }
+        for (key, child) in node.children {
+            let fitted = withChild(key) { childPrefix in
+                addRows(of: child, path: path.child(key), prefix: &childPrefix, to: &batch, delta: &delta, overflow: &overflow)
+            }
+            if !fitted {
+                CacheRows.forEachLeaf(of: child, at: path.child(key)) { full, leaf in addOverflow(leaf, at: full, to: &overflow) }
+            }
+        }
+    }
+
+    /// Adds a leaf whose key is too long to the overflow row of its deepest ancestor that fits.
+    private static func addOverflow(_ leaf: Node, at full: TreePath, to overflow: inout [TreePath: Node]) {
+        let owner = StorageKeys.deepestFittingAncestor(full)
+        overflow[owner, default: .empty] = overflow[owner, default: .empty].updatingChild(at: full.relative(to: owner)!, to: leaf)
     }
 
     /// Removing `path` may leave ancestors with nothing but a priority row; an empty node has no
