@@ -10,8 +10,8 @@ import Darwin
 
 /// An ``OrderedKeyValueStore`` kept in one SQLite database file, `store.sqlite`, in its directory.
 ///
-/// The database runs in WAL mode with one table, `kv(k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT
-/// ROWID`; SQLite compares blobs byte by byte, so its key order is the protocol's. Each batch is one
+/// The database runs in WAL mode with 8 KB pages and one table, `kv(k BLOB PRIMARY KEY, v BLOB NOT
+/// NULL) WITHOUT ROWID`; SQLite compares blobs byte by byte, so its key order is the protocol's. Each batch is one
 /// `BEGIN IMMEDIATE … COMMIT` transaction, run with `PRAGMA synchronous=FULL` when durable (one
 /// `fdatasync` of the WAL per commit) and `NORMAL` when not (no sync; survives the process being
 /// killed).
@@ -24,8 +24,11 @@ public final class SQLiteStore: OrderedKeyValueStore {
     static let backendName = "sqlite"
     /// The database file's name inside the store directory.
     public static let fileName = "store.sqlite"
-    /// The page size a new database gets.
-    package static let pageSize = 4096
+    /// The page size a new database gets: 8 KB, so a row of up to about 2 KB (a cache leaf with a
+    /// 1 KB string) stays on its b-tree page. At SQLite's default 4 KB such rows spilled into
+    /// overflow pages and a 9.2 MB cache took 32 MB on disk; at 8 KB it takes 11 MB (measured
+    /// with rtdb-bench). A store created with another page size keeps it.
+    package static let pageSize = 8192
     /// The one table's definition.
     package static let tableDefinition = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
 
@@ -182,9 +185,8 @@ final class SQLiteConnection {
         var database: OpaquePointer?
         var status = sqlite3_open_v2(staging, &database, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         if status == SQLITE_OK {
-            status = sqlite3_exec(
-                database, "PRAGMA page_size=\(SQLiteStore.pageSize); PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; " + createTable,
-                nil, nil, nil)
+            let setUp: String = "PRAGMA page_size=\(SQLiteStore.pageSize); PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; \(createTable)"
+            status = sqlite3_exec(database, setUp, nil, nil, nil)
         }
         // Closing checkpoints the log into the file and syncs it.
         let closed = sqlite3_close_v2(database)

@@ -20,6 +20,31 @@ import Testing
         }
     }
 
+    /// Cache rows of about 1 KB (a leaf holding a 1 KB string) stay on their b-tree pages: with
+    /// 8 KB pages the file holds them in well under twice their bytes (at SQLite's default 4 KB
+    /// pages each spilled onto an overflow page and the file took over 3 times their bytes).
+    @Test func kilobyteRowsTakeLessThanTwiceTheirSizeOnDisk() throws {
+        try withTemporaryDirectory { directory in
+            let store = try SQLiteStore(directory: directory)
+            var logical = 0
+            for group in 0..<20 {
+                var batch = WriteBatch()
+                for index in 0..<100 {
+                    let key = Array("c/data/q\(group)/attachments/a\(index)/".utf8)
+                    let value = (0..<1_030).map { UInt8(97 + ($0 * 7 + index + group) % 26) }
+                    batch.put(key, value)
+                    logical += key.count + value.count
+                }
+                try store.write(batch, durable: false)
+            }
+            try store.close()
+            let header = try #require(FileManager.default.contents(atPath: directory + "/" + SQLiteStore.fileName))
+            // Header bytes 16 and 17: the page size, big-endian.
+            #expect(Int(header[16]) << 8 | Int(header[17]) == 8_192)
+            #expect(header.count < 2 * logical, "\(header.count) bytes on disk for \(logical) logical bytes")
+        }
+    }
+
     @Test func fileThatIsNotADatabaseIsCorrupt() throws {
         try withTemporaryDirectory { directory in
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
