@@ -146,11 +146,6 @@ let package = Package(
             ],
             path: tool("rtdb-bench")
         ),
-        .executableTarget(
-            name: "persistence-benchmark",
-            dependencies: ["Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree"],
-            path: tool("persistence-benchmark")
-        ),
         // The wire protocol (v5) only: frames, envelopes, actions, server messages, limits and the
         // one status vocabulary (WireStatus), shared by the client and the server.
         .target(
