@@ -130,7 +130,10 @@ let package = Package(
         // each C library (StorageBench), and its thin command line (rtdb-bench).
         .target(
             name: "StorageBench",
-            dependencies: ["Persistence", "PersistenceSQLite", "CoreTree", "QueryEngine", "CSQLite", "CLMDB", "CLevelDB"],
+            dependencies: [
+                "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "CoreTree", "QueryEngine",
+                "CSQLite", "CLMDB", "CLevelDB",
+            ],
             path: module("StorageBench")
         ),
         .testTarget(

@@ -1,5 +1,5 @@
 public import Persistence
-import CLMDB
+package import CLMDB
 import Synchronization
 
 #if canImport(Glibc)
@@ -364,14 +364,14 @@ final class LMDBEnvironment {
 
 extension MDB_val {
     /// The bytes the value points at, valid until the transaction ends or writes.
-    fileprivate var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
+    package var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
     /// A copy of the bytes.
     fileprivate var bytes: [UInt8] { [UInt8](buffer) }
 }
 
 extension Array where Element == UInt8 {
     /// Calls `body` with an `MDB_val` pointing at the bytes (LMDB only reads them).
-    fileprivate func withValue<R>(_ body: (inout MDB_val) throws -> R) rethrows -> R {
+    package func withValue<R>(_ body: (inout MDB_val) throws -> R) rethrows -> R {
         try withUnsafeBytes { bytes in
             var value = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return try body(&value)

@@ -282,7 +282,7 @@ final class LevelDBDatabase {
 
 extension Array where Element == UInt8 {
     /// Calls `body` with the bytes as a C character pointer (never null, even when empty) and a length.
-    fileprivate func withChars<R>(_ body: (UnsafePointer<CChar>, Int) throws -> R) rethrows -> R {
+    package func withChars<R>(_ body: (UnsafePointer<CChar>, Int) throws -> R) rethrows -> R {
         try withUnsafeBufferPointer { bytes in
             try bytes.withMemoryRebound(to: CChar.self) { chars in
                 guard let base = chars.baseAddress else { return try withUnsafePointer(to: CChar(0)) { try body($0, 0) } }

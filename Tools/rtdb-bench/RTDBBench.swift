@@ -19,7 +19,8 @@ struct RTDBBench: ParsableCommand {
         discussion: "Workloads: \(Workload.selectable.map(\.rawValue).joined(separator: ", ")). The disk's own write+fsync rate is measured beside them. Ratios to raw are our time per operation over the raw engine's.")
 
     /// The backends this tool links, in the order they are reported.
-    static let registry = StorageBackends([.sqlite, .lmdb, .leveldb])
+    static let available: [StorageBackend] = [.sqlite, .lmdb, .leveldb]
+    static let registry = StorageBackends(available)
 
     @Option(help: "Comma-separated backends (default: every registered one: \(registry.names.joined(separator: ", "))).")
     var backends: String?
@@ -78,7 +79,7 @@ struct RTDBBench: ParsableCommand {
     }
 
     private func chosenBackends() throws -> [StorageBackend] {
-        guard let backends else { return Self.registry.names.map { try! Self.registry.backend(named: $0) } }
+        guard let backends else { return Self.available }
         return try list(backends).map { name in
             do { return try Self.registry.backend(named: name) } catch { throw ValidationError("\(error)") }
         }

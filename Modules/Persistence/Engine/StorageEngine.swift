@@ -76,6 +76,11 @@ public final class StorageEngine: @unchecked Sendable {
             return
         }
         cacheBytes = try countCacheBytes()
+        try storeCacheSize()
+    }
+
+    /// Stores the running cache size on its own (a cache change stores it in its own batch).
+    private func storeCacheSize() throws {
         var batch = WriteBatch()
         batch.put(StorageKeys.cacheSize, Array(String(cacheBytes).utf8))
         try store.write(batch, durable: false)
@@ -115,9 +120,7 @@ public final class StorageEngine: @unchecked Sendable {
     public func recountCacheSize() throws -> Int {
         try locked {
             cacheBytes = try countCacheBytes()
-            var batch = WriteBatch()
-            batch.put(StorageKeys.cacheSize, Array(String(cacheBytes).utf8))
-            try store.write(batch, durable: false)
+            try storeCacheSize()
             return cacheBytes
         }
     }

@@ -1,5 +1,6 @@
 import CLMDB
 import Persistence
+import PersistenceLMDB  // its MDB_val and byte-array helpers
 import Synchronization
 
 /// LMDB through its C API: the store's flags (`MDB_NOTLS | MDB_NOSYNC`, a sync after a durable
@@ -102,19 +103,6 @@ final class RawLMDB: RawEngine {
             mdb_env_sync(open, 1)
             mdb_env_close(open)
             environment = nil
-        }
-    }
-}
-
-extension MDB_val {
-    fileprivate var buffer: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_size) }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func withValue<R>(_ body: (inout MDB_val) throws -> R) rethrows -> R {
-        try withUnsafeBytes { bytes in
-            var value = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return try body(&value)
         }
     }
 }

@@ -1,5 +1,6 @@
 import CLevelDB
 import Persistence
+import PersistenceLevelDB  // its byte-array helper
 
 /// LevelDB through its C API: the store's options (bloom filter, 8 MB block cache, checksums
 /// verified, synced writes when durable), one write batch per batch, an iterator per range.
@@ -93,11 +94,5 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
         guard let database else { return }
         leveldb_close(database)
         self.database = nil
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func withChars<R>(_ body: (UnsafePointer<CChar>?, Int) throws -> R) rethrows -> R {
-        try withUnsafeBytes { try body($0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
     }
 }
