@@ -141,6 +141,15 @@ let package = Package(
             dependencies: ["StorageBench", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "TestSupport"],
             path: tests("StorageBenchTests")
         ),
+        // Durable queue appends and syncs per write per backend (issue figures for group commit).
+        .executableTarget(
+            name: "persistence-benchmark",
+            dependencies: [
+                "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PersistenceConformance", "CoreTree",
+                "StorageBench",
+            ],
+            path: tool("persistence-benchmark")
+        ),
         .executableTarget(
             name: "rtdb-bench",
             dependencies: [

@@ -68,9 +68,9 @@ final class FirstError: @unchecked Sendable {
 }
 
 /// The disk's own limit: 128-byte appends to a plain file, each followed by `fdatasync`.
-enum DiskWorkload {
-    /// Writes per second.
-    static func fsyncRate(directory: String, count: Int) throws -> Double {
+public enum DiskWorkload {
+    /// Writes per second of `count` appends in a file made (and removed) in `directory`.
+    public static func fsyncRate(directory: String, count: Int) throws -> Double {
         let path = directory + "/raw-fsync"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
