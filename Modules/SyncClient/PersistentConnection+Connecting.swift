@@ -287,6 +287,7 @@ extension PersistentConnection {
         retryTask?.cancel()
         retryTask = nil
         connectionLost(reason: "went offline", reconnect: false, flush: true)
+        failWaitingGets()
     }
 
     func goOnlineNow() {

@@ -118,10 +118,27 @@ extension PersistentConnection {
 
     // MARK: Gets
 
+    /// Queues a get until the connection is up, and sends it if it is. After ``goOffline()`` a
+    /// get cannot be answered until the app goes online again, so it fails at once with
+    /// `disconnected` (the caller then answers from its cache, as Firebase's "client is offline").
     func addGet(_ get: PendingGet) {
+        if offline {
+            get.onComplete(.failure(RequestFailure(status: .disconnected, message: "the client is offline (goOffline)")))
+            return
+        }
         let id = takeOperationID()
         gets[id] = get
         if phase == .connected { sendGet(id) }
+    }
+
+    /// Fails every get still waiting (``goOffline()``): none can be answered while offline.
+    func failWaitingGets() {
+        let waiting = gets.sorted { $0.key < $1.key }
+        gets.removeAll()
+        sentGets.removeAll()
+        for (_, get) in waiting {
+            get.onComplete(.failure(RequestFailure(status: .disconnected, message: "the client went offline (goOffline)")))
+        }
     }
 
     func sendGet(_ id: Int) {

@@ -178,6 +178,34 @@ struct ClientWriteTests {
         #expect(failure == RequestFailure(status: .permissionDenied, message: "Permission denied"))
     }
 
+    @Test("After goOffline a get fails at once with disconnected, and a get still waiting fails when the client goes offline")
+    func getsWhileOffline() async throws {
+        let transport = InMemoryTransport()
+        let connection = startConnection(transport, delegate: RecordingDelegate())
+        defer { connection.shutdown() }
+        let server = try await FakeServer.connect(transport)
+        let results = Recorder<Result<Node, RequestFailure>>()
+        // Sent, unanswered, then the app goes offline: it can never be answered there.
+        connection.get(path: "waiting", query: .empty, onComplete: { results.append($0) })
+        #expect(try await server.nextRequest().name == "g")
+        connection.goOffline()
+        #expect(await eventually { results.all.count == 1 })
+        // Asked while offline.
+        connection.get(path: "later", query: .empty, onComplete: { results.append($0) })
+        #expect(await eventually { results.all.count == 2 })
+        for result in results.all {
+            guard case .failure(let failure) = result else {
+                Issue.record("expected a failure: \(result)")
+                continue
+            }
+            #expect(failure.status == .disconnected)
+        }
+        // Nothing is re-sent when the client comes back.
+        connection.goOnline()
+        let second = try await FakeServer.connect(transport)
+        #expect(try await second.expectSilence())
+    }
+
     @Test("A sent onDisconnect operation whose connection drops completes with disconnected; a queued one waits")
     func onDisconnectAcrossDrops() async throws {
         let transport = InMemoryTransport()

@@ -29,11 +29,18 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardError = showErrors ? FileHandle.standardError : FileHandle.nullDevice
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
+            // At end of file, stop watching the descriptor: a handler still armed when the
+            // handle is closed can act on a descriptor number the process has since reused
+            // (a NIO socket, in a test process full of servers).
+            if data.isEmpty { handle.readabilityHandler = nil }
             guard let self else { return }
             self.lock.withLock { self.buffer.append(data) }
         }
+        outputPipe = output
         try process.run()
     }
+
+    private var outputPipe: Pipe?
 
     /// Everything written to standard output so far.
     public var output: String { lock.withLock { String(decoding: buffer, as: UTF8.self) } }
@@ -61,6 +68,7 @@ public final class ChildProcess: @unchecked Sendable {
         while process.isRunning {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid {
+                outputPipe?.fileHandleForReading.readabilityHandler = nil
                 // WIFEXITED / WEXITSTATUS (macros Swift does not import).
                 return status & 0x7F == 0 ? (status >> 8) & 0xFF : nil
             }

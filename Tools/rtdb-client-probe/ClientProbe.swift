@@ -13,7 +13,7 @@ struct ClientProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-client-probe",
         abstract: "A RealtimeDatabase client process for tests and benchmarks.",
-        subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self])
+        subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self, Pin.self])
 }
 
 struct WriteOffline: AsyncParsableCommand {
@@ -78,6 +78,32 @@ struct Drain: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("local \(snapshot.value ?? "nil") at \(ContinuousClock.now - start)\n".utf8))
         }
         try await Task.sleep(for: .seconds(seconds))
+    }
+}
+
+struct Pin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pin",
+        abstract: "Pin a location with keepSynced(true) and persistence on, print `pinned` once its data is cached, then wait to be killed.")
+
+    @Option(help: "The database URL.") var url: String
+    @Option(help: "The persistence backend.") var backend: String
+    @Option(help: "The persistence directory.") var directory: String
+    @Option(help: "The location to pin.") var path: String
+
+    func run() async throws {
+        Database.registerPersistenceBackend(.lmdb)
+        Database.registerPersistenceBackend(.leveldb)
+        let database = try Database(url: url)
+        database.isPersistenceEnabled = true
+        database.persistenceBackendName = backend
+        database.persistenceDirectory = directory
+        let ref = database.reference(withPath: path)
+        ref.keepSynced(true)
+        // A one-time read answered from the pinned listen: the data is cached once it returns.
+        _ = try await ref.observeSingleEvent(of: .value)
+        FileHandle.standardOutput.write(Data("pinned\n".utf8))
+        while true { try await Task.sleep(for: .seconds(60)) }
     }
 }
 

@@ -18,7 +18,7 @@ public final class Database: @unchecked Sendable {
     private var url: DatabaseURL
     private var started: Repo?
     private var persistenceEnabled = false
-    private var cacheSizeBytes = UInt(CachePolicy.defaultBytes)
+    private var cacheBudgetBytes = UInt(CachePolicy.defaultBytes)
     private var backendName: String?
     private var directory: String?
     private var queue = DispatchQueue(label: "rtdb.callbacks")
@@ -99,8 +99,8 @@ public final class Database: @unchecked Sendable {
     /// The most cached data to keep on disk, in bytes (10 MB by default; 1 MB to 100 MB).
     /// Least-recently-used data is pruned first; data being listened to or kept synced never is.
     public var persistenceCacheSizeBytes: UInt {
-        get { lock.withLock { cacheSizeBytes } }
-        set { setting("persistenceCacheSizeBytes") { cacheSizeBytes = newValue } }
+        get { lock.withLock { cacheBudgetBytes } }
+        set { setting("persistenceCacheSizeBytes") { cacheBudgetBytes = newValue } }
     }
 
     /// The storage backend for persistence, by name: `sqlite` (the default with the package's
@@ -193,6 +193,30 @@ public final class Database: @unchecked Sendable {
     /// their completion blocks get `write_canceled` and listeners see the data revert.
     public func purgeOutstandingWrites() { repo.purgeOutstandingWrites() }
 
+    // MARK: - The local cache (beyond Firebase)
+
+    /// The bytes of server data cached on disk now (keys plus values of the cached rows, the
+    /// measure ``persistenceCacheSizeBytes`` budgets); 0 with persistence off.
+    public var cacheSizeBytes: Int {
+        let repo = repo
+        return repo.perform { repo.persistence?.cacheSizeBytes ?? 0 }
+    }
+
+    /// Removes cached server data nothing needs: every location not listened to now and not
+    /// kept synced. Queued writes and the data under them are never removed. Does nothing with
+    /// persistence off.
+    ///
+    /// - Throws: ``DatabaseError/Code-swift.struct/storageFailure`` when the local store fails.
+    public func purgeCache() throws(DatabaseError) {
+        try repo.purgeCache()
+    }
+
+    /// Why persistence could not be opened, when it was turned on: the directory is in use by
+    /// another process (``DatabaseError/Code-swift.struct/persistenceInUse``, naming it) or the
+    /// store failed (``DatabaseError/Code-swift.struct/storageFailure``). The instance then works
+    /// without persistence, as Firebase's does; `nil` when persistence opened or is off.
+    public var persistenceError: DatabaseError? { repo.persistenceError }
+
     /// Sets the auth token sent to the server (a JWT, or an emulator token such as `owner`), or
     /// signs out with `nil`. With persistence on, the token is kept across restarts. A JWT whose
     /// `exp` has passed is not sent: writes wait, queued, until a fresh token is set.
@@ -213,7 +237,7 @@ public final class Database: @unchecked Sendable {
             let configuration = Repo.Configuration(
                 endpoint: url.endpoint,
                 persistence: persistenceEnabled
-                    ? .init(backend: backendName ?? Registry.shared.defaultBackendName(), directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheSizeBytes))
+                    ? .init(backend: backendName ?? Registry.shared.defaultBackendName(), directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheBudgetBytes))
                     : nil,
                 callbackQueue: queue,
                 tokenStore: tokenStore,

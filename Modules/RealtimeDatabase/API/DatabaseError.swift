@@ -50,6 +50,9 @@ public struct DatabaseError: CodedError, Sendable, CustomStringConvertible, Loca
         public static let offline = Code(rawValue: "offline")
         /// Local storage failed (disk full, say); nothing was written.
         public static let storageFailure = Code(rawValue: "storage_failure")
+        /// The persistence directory is open in another process (or another `Database` in this
+        /// one); the message names the process. Persistence is off for this instance.
+        public static let persistenceInUse = Code(rawValue: "persistence_in_use")
 
         /// The status string.
         public var description: String { rawValue }

@@ -66,6 +66,32 @@ extension Repo {
         }
     }
 
+    /// `Database.purgeCache()`: drops cached data no active listen, pin or queued write needs.
+    func purgeCache() throws(DatabaseError) {
+        try perform { () throws(DatabaseError) in
+            guard let persistence else { return }
+            do {
+                try persistence.purgeCache()
+            } catch {
+                throw DatabaseError(.storageFailure, "The cache could not be purged: \(error)", underlying: error)
+            }
+        }
+    }
+
+    /// Listens again to every location pinned with `keepSynced(true)` in an earlier run (the pins
+    /// are kept on disk), so pinned data is current after a restart without app code. Unlike
+    /// Firebase, where a pin lasts only as long as the process; `keepSynced(false)` ends it.
+    func restorePins() {
+        guard let persistence else { return }
+        let pinned = persistence.pinnedQueries
+        for query in pinned where keptSynced[query] == nil {
+            let registration = KeepSyncedRegistration()
+            keptSynced[query] = registration
+            raise(syncTree.addEventRegistration(registration, for: query))
+        }
+        if !pinned.isEmpty { Repo.logger.info("Listening again to \(pinned.count) locations pinned with keepSynced(true).") }
+    }
+
     // MARK: - Server listens (the sync tree's ListenProvider)
 
     func startServerListen(

@@ -52,6 +52,8 @@ final class Repo: @unchecked Sendable {
     var onDisconnects = OnDisconnectTree()
     var nextWriteId: Int64 = 1
     let persistence: PersistenceManager?
+    /// Why persistence, asked for, could not be opened (`nil` when it opened or was not asked for).
+    let persistenceError: DatabaseError?
     let connection: PersistentConnection
     var observers: [DatabaseHandle: (registration: ObserverRegistration, query: QuerySpec)] = [:]
     var nextHandle: DatabaseHandle = 1
@@ -69,8 +71,16 @@ final class Repo: @unchecked Sendable {
         let listens = RepoListenProvider()
         let infoListens = InfoListenProvider()
         let delegate = RepoConnectionDelegate()
-        let persistence = configuration.persistence.flatMap { Repo.openPersistence($0, backends: configuration.backends) }
+        var persistence: PersistenceManager?
+        var persistenceError: DatabaseError?
+        if let settings = configuration.persistence {
+            switch Repo.openPersistence(settings, backends: configuration.backends) {
+            case .success(let opened): persistence = opened
+            case .failure(let error): persistenceError = error
+            }
+        }
         self.persistence = persistence
+        self.persistenceError = persistenceError
         syncTree = SyncTree(listenProvider: listens, persistence: persistence ?? NoPersistence())
         infoSyncTree = SyncTree(listenProvider: infoListens)
         connection = PersistentConnection(
@@ -87,12 +97,17 @@ final class Repo: @unchecked Sendable {
         listens.repo = self
         infoListens.repo = self
         delegate.repo = self
-        queue.sync { restoreWrites() }
+        queue.sync {
+            restoreWrites()
+            restorePins()
+        }
         if configuration.startOffline { connection.goOffline() }
         connection.start()
     }
 
-    private static func openPersistence(_ settings: Configuration.PersistenceSettings, backends: StorageBackends) -> PersistenceManager? {
+    private static func openPersistence(
+        _ settings: Configuration.PersistenceSettings, backends: StorageBackends
+    ) -> Result<PersistenceManager, DatabaseError> {
         do {
             let policy = try CachePolicy(maxBytes: settings.cacheSizeBytes)
             let backend = try backends.backend(named: settings.backend)
@@ -101,11 +116,23 @@ final class Repo: @unchecked Sendable {
             if let report {
                 logger.error("The local store was damaged (\(report.cause)); moved to \(report.movedTo), kept \(report.keptWrites) queued writes.")
             }
-            return try PersistenceManager(engine: engine, policy: policy)
+            return .success(try PersistenceManager(engine: engine, policy: policy))
         } catch {
-            // Firebase goes on without persistence when the disk cache cannot be opened; so do we, loudly.
-            logger.error("Persistence is off: the local store at \(settings.directory) could not be opened: \(error)")
-            return nil
+            // Firebase goes on without persistence when the disk cache cannot be opened; so do we,
+            // loudly, and the app can read why (`Database.persistenceError`).
+            let failure: DatabaseError
+            if let storage = error as? StorageError, case .inUse(let pid) = storage.code {
+                let owner = pid.map { "process \($0)" } ?? "another process"
+                failure = DatabaseError(
+                    .persistenceInUse,
+                    "The persistence directory \(settings.directory) is in use by \(owner); persistence is off for this Database. Open a directory from one process at a time, or give each its own persistenceDirectory.",
+                    underlying: error)
+            } else {
+                failure = DatabaseError(
+                    .storageFailure, "Persistence is off: the local store at \(settings.directory) could not be opened: \(error)", underlying: error)
+            }
+            logger.error("\(failure.message)")
+            return .failure(failure)
         }
     }
 
