@@ -11,16 +11,20 @@ public struct InfoTree: Sendable, Equatable {
     public static let serverTimeOffsetKey: ChildKey = "serverTimeOffset"
     /// `/.info/authenticated`: whether the connection is authenticated.
     public static let authenticatedKey: ChildKey = "authenticated"
+    /// `/.info/pendingWrites`: how many writes the server has not acknowledged yet (beyond
+    /// Firebase, which has no such location).
+    public static let pendingWritesKey: ChildKey = "pendingWrites"
 
     /// The data below `/.info`.
     public private(set) var node: Node
 
-    /// The initial state: not connected, offset 0, not authenticated.
+    /// The initial state: not connected, offset 0, not authenticated, no pending writes.
     public init() {
         node = Node(children: [
             (key: InfoTree.connectedKey, value: Node(.bool(false))),
             (key: InfoTree.serverTimeOffsetKey, value: Node(.number(0))),
             (key: InfoTree.authenticatedKey, value: Node(.bool(false))),
+            (key: InfoTree.pendingWritesKey, value: Node(.number(0))),
         ])
     }
 

@@ -30,6 +30,8 @@ struct CacheControlTests {
         _ = try await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
         let active = database.reference(withPath: "active").observe(.value) { _ in }
         _ = try await database.reference(withPath: "active").observeSingleEvent(of: .value)
+        // Replies come in order: once this read is answered, every listen above is complete.
+        _ = try await database.reference(withPath: "barrier").getData()
         database.goOffline()
         queueLocally(database.reference(withPath: "queued"), ["note": blob])
         let full = database.cacheSizeBytes

@@ -211,6 +211,18 @@ public final class Database: @unchecked Sendable {
         try repo.purgeCache()
     }
 
+    /// How many writes made on this client the server has not acknowledged yet: sets, updates,
+    /// removals and transactions in flight, including writes restored from disk at start. Also
+    /// observable at `/.info/pendingWrites`.
+    public var pendingWriteCount: Int {
+        let repo = repo
+        return repo.perform { repo.pendingWriteCount }
+    }
+
+    /// ``pendingWriteCount`` now, then each time it changes (the newest value when the reader is
+    /// behind); ends when the database shuts down.
+    public var pendingWriteCounts: AsyncStream<Int> { repo.pendingWriteCountStream() }
+
     /// Why persistence could not be opened, when it was turned on: the directory is in use by
     /// another process (``DatabaseError/Code-swift.struct/persistenceInUse``, naming it) or the
     /// store failed (``DatabaseError/Code-swift.struct/storageFailure``). The instance then works

@@ -36,6 +36,40 @@ extension Repo {
 
     var isConnected: Bool { info.node.immediateChild(InfoTree.connectedKey).leafValue == .bool(true) }
 
+    /// The writes the server has not acknowledged (transactions in flight included).
+    var pendingWriteCount: Int { syncTree.pendingWrites.allWrites.count }
+
+    /// Publishes the number of writes the server has not acknowledged (`/.info/pendingWrites`,
+    /// `Database.pendingWriteCounts`) when it changed. Called by ``raise(_:)``, which every change
+    /// to the pending writes goes through.
+    func refreshPendingWriteCount() {
+        let count = pendingWriteCount
+        guard count != lastPendingWriteCount else { return }
+        lastPendingWriteCount = count
+        for continuation in pendingWriteObservers.values { continuation.yield(count) }
+        updateInfo(InfoTree.pendingWritesKey, Node(.number(Double(count))))
+    }
+
+    /// The pending write count now, then each time it changes; ends when the database shuts down.
+    func pendingWriteCountStream() -> AsyncStream<Int> {
+        let (stream, continuation) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        perform {
+            let id = nextObserverID
+            nextObserverID += 1
+            if isShutDown {
+                continuation.finish()
+                return
+            }
+            pendingWriteObservers[id] = continuation
+            continuation.yield(lastPendingWriteCount)
+            continuation.onTermination = { [weak self] _ in
+                guard let repo = self else { return }
+                repo.enqueue { repo.pendingWriteObservers[id] = nil }
+            }
+        }
+        return stream
+    }
+
     private func updateInfo(_ key: ChildKey, _ value: Node) {
         guard let path = info.set(key, to: value) else { return }
         raise(infoSyncTree.applyServerOverwrite(path: path, node: value))

@@ -62,6 +62,10 @@ final class Repo: @unchecked Sendable {
     var nextTransactionId = 1
     var pushIDs = PushIDGenerator()
     var isShutDown = false
+    /// The last published count of unacknowledged writes, and who follows it.
+    var lastPendingWriteCount = 0
+    var pendingWriteObservers: [Int: AsyncStream<Int>.Continuation] = [:]
+    var nextObserverID = 1
 
     init(database: Database, configuration: Configuration) {
         self.database = database
@@ -165,6 +169,7 @@ final class Repo: @unchecked Sendable {
     /// Hands events to their observers on the callback queue, in order.
     func raise(_ events: [SyncEvent]) {
         queue.preconditionOnQueue()
+        refreshPendingWriteCount()
         guard !events.isEmpty, let database else { return }
         var deliveries: [@Sendable () -> Void] = []
         deliveries.reserveCapacity(events.count)
@@ -218,6 +223,8 @@ final class Repo: @unchecked Sendable {
         perform {
             guard !isShutDown else { return }
             isShutDown = true
+            for continuation in pendingWriteObservers.values { continuation.finish() }
+            pendingWriteObservers = [:]
             connection.shutdown()
             if let persistence {
                 do { try persistence.engine.close() } catch { Repo.logger.error("Closing the local store failed: \(error)") }
