@@ -5,6 +5,9 @@ public struct ConnectionConfiguration: Sendable {
     public var keepAliveInterval: Duration = .seconds(45)
     /// How long opening the socket and receiving the server's handshake may take (30 s).
     public var connectTimeout: Duration = .seconds(30)
+    /// How long a get waits for a connection before it fails with `disconnected`, so the caller
+    /// answers from its cache (3 s, as the Firebase SDKs). A get already sent waits for its reply.
+    public var getConnectTimeout: Duration = .seconds(3)
     /// The delays between reconnect attempts.
     public var backoff: BackoffPolicy = .init()
     /// The counter sent once, on the first connection, as the stats request `{"c":{name:1}}`; nil sends none.

@@ -22,6 +22,8 @@ enum ConnectionEvent: Sendable {
     case transportOpened(attempt: Int, any TransportConnection)
     case transportFailed(attempt: Int, any Error)
     case connectTimedOut(attempt: Int)
+    /// A get waited ``ConnectionConfiguration/getConnectTimeout`` without being sent.
+    case getTimedOut(id: Int)
     case frameReceived(attempt: Int, String)
     case transportClosed(attempt: Int, (any Error)?)
     case keepAliveDue(attempt: Int)

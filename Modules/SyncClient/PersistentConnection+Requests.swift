@@ -128,7 +128,21 @@ extension PersistentConnection {
         }
         let id = takeOperationID()
         gets[id] = get
-        if phase == .connected { sendGet(id) }
+        if phase == .connected {
+            sendGet(id)
+            return
+        }
+        let (clock, timeout, events) = (configuration.clock, configuration.getConnectTimeout, events)
+        Task {
+            try await clock.sleep(for: timeout)
+            events.yield(.getTimedOut(id: id))
+        }
+    }
+
+    /// A get not sent within ``ConnectionConfiguration/getConnectTimeout`` fails with `disconnected`.
+    func getTimedOut(_ id: Int) {
+        guard !sentGets.contains(id), let get = gets.removeValue(forKey: id) else { return }
+        get.onComplete(.failure(RequestFailure(status: .disconnected, message: "the client is offline (no connection within the get timeout)")))
     }
 
     /// Fails every get still waiting (``goOffline()``): none can be answered while offline.

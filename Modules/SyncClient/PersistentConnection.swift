@@ -251,6 +251,8 @@ public actor PersistentConnection {
             transportFailed(attempt: attempt, error)
         case .connectTimedOut(let attempt):
             connectTimedOut(attempt: attempt)
+        case .getTimedOut(let id):
+            getTimedOut(id)
         case .frameReceived(let attempt, let frame):
             guard live?.attempt == attempt else { return }
             receive(frame)

@@ -2,6 +2,7 @@ import CoreTree
 import Testing
 @testable import SyncClient
 import SyncProtocol
+import TestSupport
 
 @Suite("Client: writes, gets and restore order")
 struct ClientWriteTests {
@@ -204,6 +205,37 @@ struct ClientWriteTests {
         connection.goOnline()
         let second = try await FakeServer.connect(transport)
         #expect(try await second.expectSilence())
+    }
+
+    @Test("A get that finds no connection within 3 s fails with disconnected; one sent in time waits for its reply")
+    func getConnectTimeout() async throws {
+        let clock = ManualClock()
+        let transport = InMemoryTransport()
+        let connection = startConnection(
+            transport, delegate: RecordingDelegate(), configuration: fastConfiguration { $0.clock = ConnectionClock(clock) }, start: false)
+        defer { connection.shutdown() }
+        let results = Recorder<Result<Node, RequestFailure>>()
+        connection.get(path: "early", query: .empty, onComplete: { results.append($0) })
+        #expect(await eventually { clock.sleeperCount >= 1 })
+        clock.advance(by: .milliseconds(2_900))
+        #expect(results.all.isEmpty)
+        clock.advance(by: .milliseconds(200))
+        #expect(await eventually { results.all.count == 1 })
+        guard case .failure(let failure)? = results.all.first else {
+            Issue.record("expected a failure: \(results.all)")
+            return
+        }
+        #expect(failure.status == .disconnected)
+        // A get asked before the connection, sent once it is up, is not timed out.
+        connection.get(path: "late", query: .empty, onComplete: { results.append($0) })
+        connection.start()
+        let server = try await FakeServer.connect(transport)
+        let sent = try await server.nextRequest()
+        #expect(sent.name == "g" && sent.text.contains("/late"))
+        clock.advance(by: .seconds(10))
+        server.reply(sent, dataJSON: "7")
+        #expect(await eventually { results.all.count == 2 })
+        #expect(try results.all[1].get() == Node(.number(7)))
     }
 
     @Test("A sent onDisconnect operation whose connection drops completes with disconnected; a queued one waits")
