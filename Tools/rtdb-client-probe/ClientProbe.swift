@@ -16,6 +16,17 @@ struct ClientProbe: AsyncParsableCommand {
         subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self, Pin.self])
 }
 
+/// A client of `url` with persistence on `backend` in `directory` (LMDB and LevelDB registered).
+func persistentDatabase(url: String, backend: String, directory: String) throws -> Database {
+    Database.registerPersistenceBackend(.lmdb)
+    Database.registerPersistenceBackend(.leveldb)
+    let database = try Database(url: url)
+    database.isPersistenceEnabled = true
+    database.persistenceBackendName = backend
+    database.persistenceDirectory = directory
+    return database
+}
+
 struct WriteOffline: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "write-offline",
@@ -28,12 +39,7 @@ struct WriteOffline: AsyncParsableCommand {
     @Option(help: "The location to write below.") var path: String = "queue"
 
     func run() async throws {
-        Database.registerPersistenceBackend(.lmdb)
-        Database.registerPersistenceBackend(.leveldb)
-        let database = try Database(url: url)
-        database.isPersistenceEnabled = true
-        database.persistenceBackendName = backend
-        database.persistenceDirectory = directory
+        let database = try persistentDatabase(url: url, backend: backend, directory: directory)
         database.goOffline()
         writeAll(to: database.reference(withPath: path))
         while true { try await Task.sleep(for: .seconds(60)) }
@@ -65,12 +71,7 @@ struct Drain: AsyncParsableCommand {
     @Option(help: "Seconds to run.") var seconds: Int = 20
 
     func run() async throws {
-        Database.registerPersistenceBackend(.lmdb)
-        Database.registerPersistenceBackend(.leveldb)
-        let database = try Database(url: url)
-        database.isPersistenceEnabled = true
-        database.persistenceBackendName = backend
-        database.persistenceDirectory = directory
+        let database = try persistentDatabase(url: url, backend: backend, directory: directory)
         let start = ContinuousClock.now
         let ref = database.reference(withPath: "queue/last")
         FileHandle.standardOutput.write(Data("opened after \(ContinuousClock.now - start)\n".utf8))
@@ -92,12 +93,7 @@ struct Pin: AsyncParsableCommand {
     @Option(help: "The location to pin.") var path: String
 
     func run() async throws {
-        Database.registerPersistenceBackend(.lmdb)
-        Database.registerPersistenceBackend(.leveldb)
-        let database = try Database(url: url)
-        database.isPersistenceEnabled = true
-        database.persistenceBackendName = backend
-        database.persistenceDirectory = directory
+        let database = try persistentDatabase(url: url, backend: backend, directory: directory)
         let ref = database.reference(withPath: path)
         ref.keepSynced(true)
         // A one-time read answered from the pinned listen: the data is cached once it returns.
