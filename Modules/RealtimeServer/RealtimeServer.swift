@@ -204,7 +204,8 @@ public final class RealtimeServer: Service, Sendable {
                 idleTimeout: TimeAmount(configuration.idleTimeout),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes)),
-            ws: WebSocketServerConfiguration(maxFrameSize: WireLimits.maxMessageBytes))
+            ws: WebSocketServerConfiguration(
+                maxFrameSize: WireLimits.maxMessageBytes, autoPing: .enabled(timePeriod: configuration.webSocketPingInterval)))
         typealias UpgradeDecision = ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
         let shouldUpgrade: @Sendable (HTTPRequest, any Channel, Logger) async throws -> UpgradeDecision = { request, channel, logger in
             let target = request.path ?? "/"

@@ -39,6 +39,11 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration
     /// How long a WebSocket upgrade may wait for its namespace to open before it is refused with 503.
     public var handshakeTimeout: Duration
+    /// How often each WebSocket client is pinged. A client that has not answered one ping by the
+    /// next is closed and its onDisconnect operations run, so a client whose network went silent
+    /// (no FIN, no RST) is dropped within two intervals. `--idle-timeout` does not apply once a
+    /// connection is a WebSocket.
+    public var webSocketPingInterval: Duration = .seconds(30)
     /// The most client connections open at once; more are answered 503 and closed. `nil` derives
     /// it from the file descriptor limit (see ``ResourceLimits``).
     public var maxConnections: Int?

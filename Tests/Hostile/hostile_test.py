@@ -60,6 +60,7 @@ Environment: RTDB_SERVER (required) is the server binary; HOSTILE_SEED fixes the
 HOSTILE_KEEP=1 keeps the temporary data directories and logs.
 """
 
+import base64
 import functools
 import http.client
 import json
@@ -949,6 +950,67 @@ def status_of(raw):
     """The status code of a raw HTTP response (None when nothing came back)."""
     match = re.match(rb"HTTP/1\.1 (\d{3}) ", raw)
     return int(match.group(1)) if match else None
+
+
+def websocket_connect(port, ns):
+    """A raw WebSocket client socket (no library, so nothing answers pings for it), after the upgrade."""
+    sock = socket.create_connection((HOST, port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(("GET /.ws?v=5&ns=%s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+                  "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                  % (ns, HOST, port, key)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        if not chunk:
+            raise AssertionError("the server closed the upgrade: %r" % head)
+        head += chunk
+    if b" 101 " not in head.split(b"\r\n", 1)[0]:
+        raise AssertionError("no upgrade: %r" % head[:200])
+    return sock
+
+
+def websocket_send_text(sock, text):
+    """Sends one masked text frame."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    if len(payload) < 126:
+        header = bytes([0x81, 0x80 | len(payload)])
+    else:
+        header = bytes([0x81, 0x80 | 126]) + len(payload).to_bytes(2, "big")
+    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+
+
+class SilentClientTests(HostileTestCase):
+    """A WebSocket client whose network goes silent (no FIN, no RST, no answer to pings) is closed
+    by the server within two ping intervals, and its onDisconnect operations run: presence works
+    without a clean goodbye."""
+
+    @requires_flag("--ws-ping-interval")
+    def test_a_silent_websocket_client_is_dropped_and_its_ondisconnect_runs(self):
+        server = self.start_server(backend="memory", extra_flags=["--ws-ping-interval", "1"])
+        port = server.port
+        sock = websocket_connect(port, "silent")
+        try:
+            websocket_send_text(sock, json.dumps({"t": "d", "d": {"r": 1, "a": "o", "b": {"p": "/gone", "d": True}}}))
+            # Wait for the reply to the registration (the handshake frame comes first), then go silent.
+            deadline = time.monotonic() + 10
+            seen = b""
+            while b'"r":1' not in seen and time.monotonic() < deadline:
+                seen += sock.recv(4096)
+            self.assertIn(b'"s":"ok"', seen, "the onDisconnect registration was not acknowledged: %r" % seen[-300:])
+            started = time.monotonic()
+            gone = None
+            while time.monotonic() - started < 20:
+                gone = get_json(port, "/gone.json", ns="silent")[1]
+                if gone is True:
+                    break
+                time.sleep(0.2)
+            self.assertIs(gone, True, "the silent client's onDisconnect never ran")
+            log("a silent WebSocket client was dropped after %.1f s (ping interval 1 s)" % (time.monotonic() - started))
+        finally:
+            sock.close()
+        self.assertAlive(server)
 
 
 class TimeoutAndLimitTests(HostileTestCase):

@@ -74,6 +74,9 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a WebSocket upgrade may wait for its namespace to open (then 503).")
     var handshakeTimeout: Double = 10
 
+    @Option(help: "Seconds between pings to each WebSocket client; one that misses a ping is closed by the next and its onDisconnect runs.")
+    var wsPingInterval: Double = 30
+
     @Option(help: "The most client connections at once (then 503); the default follows the file descriptor limit.")
     var maxConnections: Int?
 
@@ -98,6 +101,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         for (name, seconds) in [
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
             ("--handshake-timeout", handshakeTimeout), ("--shutdown-timeout", shutdownTimeout),
+            ("--ws-ping-interval", wsPingInterval),
         ] where !(seconds > 0 && seconds <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(seconds)")
         }
@@ -162,6 +166,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
             maxOpenNamespaces: maxOpenNamespaces, maxListensPerConnection: maxListensPerConnection,
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         configuration.auth = auth
+        configuration.webSocketPingInterval = .seconds(wsPingInterval)
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         var provider: PostgresStoreProvider?
         if backend == "postgres" {
