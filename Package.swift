@@ -244,6 +244,12 @@ let package = Package(
             ],
             path: tool("rtdb-client-probe")
         ),
+        // The presence example of Firebase's offline page with PresenceTracker, against rtdb-server.
+        .executableTarget(
+            name: "presence-demo",
+            dependencies: ["RealtimeDatabase", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: tool("presence-demo")
+        ),
         // Client benchmarks: local write-to-event latency, local writes/s with persistence per
         // backend, cold start of a 10 MB cache with 1,000 tracked queries.
         .executableTarget(

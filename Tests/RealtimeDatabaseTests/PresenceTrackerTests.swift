@@ -55,6 +55,26 @@ struct PresenceTrackerTests {
     }
 }
 
+extension PresenceTrackerTests {
+    /// `presence-demo` against a real server: three device processes come online, one is killed
+    /// with SIGKILL and one stops cleanly; the watcher sees both leave and records lastOnline.
+    @Test func theDemoSeesAKilledDeviceAndACleanStop() async throws {
+        let server = try await ServerProcess.launch(backend: "memory")
+        defer { Task { await server.shutDown() } }
+        let demo = try ChildProcess(
+            executable: try builtExecutable(named: "presence-demo"),
+            arguments: ["--url", server.databaseURL(namespace: Clients.namespace("demo"))])
+        try await demo.waitForOutput("done", timeout: .seconds(60))
+        let output = demo.output
+        print(output)
+        #expect(output.contains("online: ann (1 device), bob (1 device), cy (1 device)"))
+        #expect(output.contains("bob's device killed with SIGKILL: seen offline after"))
+        #expect(output.contains("cy's device stopped cleanly"))
+        #expect(output.contains("last seen: bob at") && output.contains("last seen: cy at"))
+        await demo.stop()
+    }
+}
+
 /// The states a watcher saw, for waiting on the test's task.
 final class StateLog: @unchecked Sendable {
     private let lock = NSLock()
