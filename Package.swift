@@ -256,7 +256,7 @@ let package = Package(
             name: "rtdb-client-benchmark",
             dependencies: [
                 "RealtimeDatabase", "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
-                "TestSupport",
+                "TestSupport", "StorageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -256,28 +256,9 @@ final class LMDBEnvironment {
         return 0
     }
 
-    /// Deletes every key in `range` with a cursor; returns LMDB's status (0 on success).
+    /// Deletes every key in `range`; returns LMDB's status (0 on success).
     private func deleteRange(_ range: KeyRange, in transaction: OpaquePointer?) -> Int32 {
-        var cursor: OpaquePointer?
-        let opened = mdb_cursor_open(transaction, database, &cursor)
-        guard opened == 0 else { return opened }
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        var status =
-            range.lowerBound.isEmpty
-            ? mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-            : range.lowerBound.withValue { bound in
-                key = bound
-                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-            }
-        while status == 0 {
-            if let upperBound = range.upperBound, !key.buffer.lexicographicallyPrecedes(upperBound) { break }
-            status = mdb_cursor_del(cursor, 0)
-            // After a delete the cursor stands on the next entry; MDB_NEXT returns it.
-            if status == 0 { status = mdb_cursor_get(cursor, &key, &value, MDB_NEXT) }
-        }
-        return status == MDB_NOTFOUND ? 0 : status
+        LMDBRangeDelete.run(range, database: database, in: transaction)
     }
 
     /// Doubles the memory map. No transaction is active: the caller holds the store's lock.
@@ -376,5 +357,33 @@ extension Array where Element == UInt8 {
             var value = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return try body(&value)
         }
+    }
+}
+
+/// Deleting a key range with a cursor, shared by the store and rtdb-bench's raw LMDB engine.
+package enum LMDBRangeDelete {
+    /// Deletes every key of `database` in `range` inside `transaction`; returns LMDB's status
+    /// (0 on success).
+    package static func run(_ range: KeyRange, database: MDB_dbi, in transaction: OpaquePointer?) -> Int32 {
+        var cursor: OpaquePointer?
+        let opened = mdb_cursor_open(transaction, database, &cursor)
+        guard opened == 0 else { return opened }
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var status =
+            range.lowerBound.isEmpty
+            ? mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+            : range.lowerBound.withValue { bound in
+                key = bound
+                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+            }
+        while status == 0 {
+            if let upperBound = range.upperBound, !key.buffer.lexicographicallyPrecedes(upperBound) { break }
+            status = mdb_cursor_del(cursor, 0)
+            // After a delete the cursor stands on the next entry; MDB_NEXT returns it.
+            if status == 0 { status = mdb_cursor_get(cursor, &key, &value, MDB_NEXT) }
+        }
+        return status == MDB_NOTFOUND ? 0 : status
     }
 }

@@ -93,39 +93,25 @@ extension StorageBackend {
 /// Not thread-safe: ``LevelDBStore`` only touches it under its lock.
 final class LevelDBDatabase {
     private var database: OpaquePointer?
-    private let options = leveldb_options_create()
-    private let filterPolicy = leveldb_filterpolicy_create_bloom(10)
-    private let cache = leveldb_cache_create_lru(8 << 20)
-    private let readOptions = leveldb_readoptions_create()
-    private let writeOptions = leveldb_writeoptions_create()
-    private let syncWriteOptions = leveldb_writeoptions_create()
+    /// Released after `deinit` has closed the database.
+    private let settings = LevelDBOptions()
+    private var readOptions: OpaquePointer? { settings.readOptions }
+    private var writeOptions: OpaquePointer? { settings.writeOptions }
+    private var syncWriteOptions: OpaquePointer? { settings.syncWriteOptions }
     /// Held until the database is closed.
     private var lock: DirectoryLock?
 
     init(directory: String, lock: DirectoryLock) throws {
         self.lock = lock
-        leveldb_options_set_create_if_missing(options, 1)
-        // Damage is an error, not skipped: a corrupt log record fails the open instead of
-        // silently dropping the writes it held, and every read verifies its block's checksum.
-        leveldb_options_set_paranoid_checks(options, 1)
-        leveldb_readoptions_set_verify_checksums(readOptions, 1)
-        leveldb_options_set_filter_policy(options, filterPolicy)
-        leveldb_options_set_cache(options, cache)
-        leveldb_writeoptions_set_sync(syncWriteOptions, 1)
+        // Damage is an error, not skipped: see ``LevelDBOptions`` (paranoid checks, verified reads).
         var error: UnsafeMutablePointer<CChar>?
-        database = leveldb_open(options, directory, &error)
+        database = leveldb_open(settings.options, directory, &error)
         try check(error, "cannot open the LevelDB database in \(directory)")
         if database == nil { throw StorageError(.engine, "cannot open the LevelDB database in \(directory)", backend: LevelDBStore.backendName) }
     }
 
     deinit {
         try? close()
-        leveldb_options_destroy(options)
-        leveldb_filterpolicy_destroy(filterPolicy)
-        leveldb_cache_destroy(cache)
-        leveldb_readoptions_destroy(readOptions)
-        leveldb_writeoptions_destroy(writeOptions)
-        leveldb_writeoptions_destroy(syncWriteOptions)
     }
 
     /// Syncs the log with an empty synced batch, closes the database, then unlocks the directory.

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeDatabase
+import StorageBench
 
 /// The figures of one backend's cold start.
 struct ColdStartResult: Sendable {

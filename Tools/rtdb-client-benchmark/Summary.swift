@@ -1,3 +1,5 @@
+import StorageBench
+
 /// The compact table `all` ends with: one row per store, ratios against SQLite (the default
 /// backend), which mean more than absolute figures on a shared machine.
 struct Summary {

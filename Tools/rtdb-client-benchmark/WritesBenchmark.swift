@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeDatabase
+import StorageBench
 
 /// The figures of one local-writes run.
 struct WritesResult: Sendable {

@@ -1,6 +1,6 @@
 import CLMDB
 import Persistence
-import PersistenceLMDB  // its MDB_val and byte-array helpers
+import PersistenceLMDB  // its range delete, MDB_val and byte-array helpers
 import Synchronization
 
 /// LMDB through its C API: the store's flags (`MDB_NOTLS | MDB_NOSYNC`, a sync after a durable
@@ -39,7 +39,7 @@ final class RawLMDB: RawEngine {
                     status = key.withValue { mdb_del(transaction, database, &$0, nil) }
                     if status == MDB_NOTFOUND { status = 0 }
                 case .deleteRange(let range):
-                    status = deleteRange(range, in: transaction)
+                    status = LMDBRangeDelete.run(range, database: database, in: transaction)
                 }
             }
             guard status == 0 else {
@@ -49,25 +49,6 @@ final class RawLMDB: RawEngine {
             try RawLMDB.check(mdb_txn_commit(transaction), "mdb_txn_commit")
             if durable { try RawLMDB.check(mdb_env_sync(environment, 1), "mdb_env_sync") }
         }
-    }
-
-    private func deleteRange(_ range: KeyRange, in transaction: OpaquePointer?) -> Int32 {
-        var cursor: OpaquePointer?
-        let opened = mdb_cursor_open(transaction, database, &cursor)
-        guard opened == 0 else { return opened }
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        var status = range.lowerBound.withValue { bound in
-            key = bound
-            return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-        }
-        while status == 0 {
-            if let upper = range.upperBound, !key.buffer.lexicographicallyPrecedes(upper) { break }
-            status = mdb_cursor_del(cursor, 0)
-            if status == 0 { status = mdb_cursor_get(cursor, &key, &value, MDB_NEXT) }  // after a delete, NEXT is the following entry
-        }
-        return status == MDB_NOTFOUND ? 0 : status
     }
 
     func scan(_ range: KeyRange) throws -> Int {

@@ -1,28 +1,18 @@
 import CLevelDB
 import Persistence
-import PersistenceLevelDB  // its byte-array helper
+import PersistenceLevelDB  // its options and byte-array helper
 
-/// LevelDB through its C API: the store's options (bloom filter, 8 MB block cache, checksums
-/// verified, synced writes when durable), one write batch per batch, an iterator per range.
+/// LevelDB through its C API: the store's own ``LevelDBOptions`` (bloom filter, 8 MB block cache,
+/// checksums verified, synced writes when durable), one write batch per batch, an iterator per range.
 final class RawLevelDB: RawEngine, @unchecked Sendable {
     // LevelDB's handle is thread-safe; the option objects are only read after `init`.
     private var database: OpaquePointer?
-    private let options = leveldb_options_create()
-    private let filterPolicy = leveldb_filterpolicy_create_bloom(10)
-    private let cache = leveldb_cache_create_lru(8 << 20)
-    private let readOptions = leveldb_readoptions_create()
-    private let writeOptions = leveldb_writeoptions_create()
-    private let syncWriteOptions = leveldb_writeoptions_create()
+    /// Released after `deinit` has closed the database.
+    private let settings = LevelDBOptions()
 
     init(directory: String) throws {
-        leveldb_options_set_create_if_missing(options, 1)
-        leveldb_options_set_paranoid_checks(options, 1)
-        leveldb_readoptions_set_verify_checksums(readOptions, 1)
-        leveldb_options_set_filter_policy(options, filterPolicy)
-        leveldb_options_set_cache(options, cache)
-        leveldb_writeoptions_set_sync(syncWriteOptions, 1)
         var error: UnsafeMutablePointer<CChar>?
-        database = leveldb_open(options, directory, &error)
+        database = leveldb_open(settings.options, directory, &error)
         if let error {
             defer { leveldb_free(error) }
             throw RawEngineError(description: "leveldb_open: \(String(cString: error))")
@@ -31,12 +21,6 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
 
     deinit {
         close()
-        leveldb_options_destroy(options)
-        leveldb_filterpolicy_destroy(filterPolicy)
-        leveldb_cache_destroy(cache)
-        leveldb_readoptions_destroy(readOptions)
-        leveldb_writeoptions_destroy(writeOptions)
-        leveldb_writeoptions_destroy(syncWriteOptions)
     }
 
     func write(_ batch: WriteBatch, durable: Bool) throws {
@@ -56,7 +40,7 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
             }
         }
         var error: UnsafeMutablePointer<CChar>?
-        leveldb_write(database, durable ? syncWriteOptions : writeOptions, writeBatch, &error)
+        leveldb_write(database, durable ? settings.syncWriteOptions : settings.writeOptions, writeBatch, &error)
         if let error {
             defer { leveldb_free(error) }
             throw RawEngineError(description: "leveldb_write: \(String(cString: error))")
@@ -76,7 +60,7 @@ final class RawLevelDB: RawEngine, @unchecked Sendable {
 
     /// Calls `body` with each entry in `range`; the buffers are valid only during the call.
     private func forEach(in range: KeyRange, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) {
-        let iterator = leveldb_create_iterator(database, readOptions)
+        let iterator = leveldb_create_iterator(database, settings.readOptions)
         defer { leveldb_iter_destroy(iterator) }
         range.lowerBound.withChars { leveldb_iter_seek(iterator, $0, $1) }
         while leveldb_iter_valid(iterator) != 0 {

@@ -1,17 +1,21 @@
 import Foundation
 
-/// What a directory takes on disk: the blocks allocated to its files (LMDB's map is sparse, so
-/// file lengths would overstate it).
-enum DiskUsage {
-    /// Allocated bytes of every regular file below `path`.
-    static func allocatedBytes(of path: String) -> Int64 {
-        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
-        var total: Int64 = 0
+/// The size of a directory tree on disk: the files' lengths and the blocks allocated to them
+/// (they differ for sparse files such as LMDB's memory map, and for preallocated logs).
+public struct DiskUsage: Sendable {
+    /// The regular files' lengths, summed.
+    public private(set) var apparentBytes: Int64 = 0
+    /// The blocks allocated to them, in bytes: what the disk holds.
+    public private(set) var allocatedBytes: Int64 = 0
+
+    /// Sums every regular file below `path`.
+    public init(of path: String) {
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return }
         while let relative = enumerator.nextObject() as? String {
             var info = stat()
             guard stat((path as NSString).appendingPathComponent(relative), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            total += Int64(info.st_blocks) * 512
+            apparentBytes += Int64(info.st_size)
+            allocatedBytes += Int64(info.st_blocks) * 512
         }
-        return total
     }
 }

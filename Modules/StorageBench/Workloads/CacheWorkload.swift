@@ -76,7 +76,7 @@ struct CacheWorkload {
             throw error
         }
         try engine.close()
-        figures.diskBytes = DiskUsage.allocatedBytes(of: directory)
+        figures.diskBytes = DiskUsage(of: directory).allocatedBytes
 
         // The client's open: recovery check, tracked queries, then the first cached read.
         var manager: PersistenceManager?
@@ -99,7 +99,7 @@ struct CacheWorkload {
         }
         figures.prunedLogicalBytes = try logicalBytes(engine.store)
         try engine.close()
-        figures.prunedDiskBytes = DiskUsage.allocatedBytes(of: directory)
+        figures.prunedDiskBytes = DiskUsage(of: directory).allocatedBytes
         return figures
     }
 
@@ -143,7 +143,7 @@ struct CacheWorkload {
             throw error
         }
         engine.close()
-        figures.diskBytes = DiskUsage.allocatedBytes(of: directory)
+        figures.diskBytes = DiskUsage(of: directory).allocatedBytes
         figures.coldOpenMilliseconds = try 1_000 * measureSeconds {
             guard let opened = try RawEngines.open(name, directory: directory) else { return }
             engine = opened
@@ -158,7 +158,7 @@ struct CacheWorkload {
             try engine.write(batch, durable: false)
         }
         engine.close()
-        figures.prunedDiskBytes = DiskUsage.allocatedBytes(of: directory)
+        figures.prunedDiskBytes = DiskUsage(of: directory).allocatedBytes
         return figures
     }
 
