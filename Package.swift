@@ -239,7 +239,7 @@ let package = Package(
         .executableTarget(
             name: "rtdb-client-probe",
             dependencies: [
-                "RealtimeDatabase", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "RealtimeDatabase", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "SyncClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: tool("rtdb-client-probe")

@@ -6,7 +6,7 @@ import RealtimeServer
 /// export format (priorities kept), so each parses with the tree's own parser:
 /// `{"w":[{"s":"/a","d":"<json>"},{"u":"/b","c":[["x/y","<json>"]]}],"st":[{"n":"rules","v":"<base64>"}]}`.
 enum LogEntryCoding {
-    static func encode(writes: [WriteOperation], settings: [SharedSetting]) throws(PostgresStoreError) -> String {
+    static func encode(writes: [WriteOperation], settings: [StoreSetting]) throws(PostgresStoreError) -> String {
         let writeObjects = writes.map(writeObject)
         let object: [String: Any] = [
             "w": writeObjects,
@@ -89,10 +89,10 @@ enum LogEntryCoding {
             guard let operation = try? operation(from: write) else { throw damaged }
             writes.append(operation)
         }
-        var settings: [SharedSetting] = []
+        var settings: [StoreSetting] = []
         for setting in object["st"] as? [[String: String]] ?? [] {
             guard let name = setting["n"], let value = setting["v"].flatMap({ Data(base64Encoded: $0) }) else { throw damaged }
-            settings.append(SharedSetting(name: name, value: Array(value)))
+            settings.append(StoreSetting(name: name, value: Array(value)))
         }
         return SharedLogEntry(sequence: sequence, writes: writes, settings: settings)
     }

@@ -62,10 +62,27 @@ public final class PostgresServerStore: SharedServerStore {
         }
     }
 
+    public func settings(withPrefix prefix: String) throws -> [StoreSetting] {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try Blocking.run {
+            try await PostgresStoreProvider.bounded("reading settings") {
+                var found: [StoreSetting] = []
+                let rows = try await client.query(
+                    "SELECT name, value FROM rtdb_settings WHERE namespace = \(namespace) AND left(name, \(prefix.count)) = \(prefix)",
+                    logger: logger)
+                for try await (name, bytes) in rows.decode((String, ByteBuffer).self) {
+                    found.append(StoreSetting(name: name, value: Array(buffer: bytes)))
+                }
+                return found
+            }
+        }
+    }
+
     public func saveSetting(named name: String, _ value: [UInt8]) throws {
         _ = try Blocking.run {
             try await self.commitExclusively(after: .max) { _ in
-                SharedCommit(change: nil, writes: [], settings: [SharedSetting(name: name, value: value)])
+                SharedCommit(change: nil, writes: [], settings: [StoreSetting(name: name, value: value)])
             }
         }
     }
@@ -128,14 +145,20 @@ public final class PostgresServerStore: SharedServerStore {
                 if let change = commit.change {
                     try await PostgresServerStore.writeRows(change, namespace: namespace, on: connection, logger: logger)
                 }
-                for setting in commit.settings {
+                let settings = (commit.change?.settings ?? []) + commit.settings
+                for setting in settings {
+                    if setting.value.isEmpty {
+                        try await connection.query(
+                            "DELETE FROM rtdb_settings WHERE namespace = \(namespace) AND name = \(setting.name)", logger: logger)
+                        continue
+                    }
                     try await connection.query("""
                         INSERT INTO rtdb_settings (namespace, name, value) VALUES (\(namespace), \(setting.name), \(ByteBuffer(bytes: setting.value)))
                         ON CONFLICT (namespace, name) DO UPDATE SET value = excluded.value
                         """, logger: logger)
                 }
                 let next = current + 1
-                let entry = try LogEntryCoding.encode(writes: commit.writes, settings: commit.settings)
+                let entry = try LogEntryCoding.encode(writes: commit.writes, settings: settings)
                 try await connection.query(
                     "INSERT INTO rtdb_log (namespace, sequence, entry) VALUES (\(namespace), \(next), \(entry))", logger: logger)
                 try await connection.query("UPDATE rtdb_namespaces SET sequence = \(next) WHERE name = \(namespace)", logger: logger)

@@ -29,10 +29,14 @@ public final class EmbeddedServerStore: ServerStore {
                 replacements.append(replacement)
             }
         }
-        try engine.replaceData(replacements, durable: true)
+        try engine.replaceData(replacements, settings: change.settings.map { ($0.name, $0.value) }, durable: true)
     }
 
     public func setting(named name: String) throws -> [UInt8]? { try engine.setting(named: name) }
+
+    public func settings(withPrefix prefix: String) throws -> [StoreSetting] {
+        try engine.settings(withPrefix: prefix).map { StoreSetting(name: $0.name, value: $0.value) }
+    }
 
     public func saveSetting(named name: String, _ value: [UInt8]) throws { try engine.saveSetting(named: name, value) }
 

@@ -1,6 +1,8 @@
+import Dispatch
 import CoreTree
 import Logging
 import SecurityRules
+import SyncProtocol
 
 /// A namespace several nodes share (``SharedServerStore``): writes are decided under the
 /// store's write lock against the committed tree, after catching up with what other nodes
@@ -10,6 +12,7 @@ extension NamespaceDatabase {
     struct SharedPendingWrite: Sendable {
         var operation: WriteOperation
         var condition: WriteCondition?
+        var stamp: WriteStamp?
         var caller: Caller
         var completion: @Sendable (WriteResult) -> Void
     }
@@ -59,6 +62,7 @@ extension NamespaceDatabase {
                     let failed = inFlight
                     inFlight = []
                     restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
+                    for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
                     for write in failed { write.completion?(.failed(failure)) }
                 } else {
                     for write in group { write.completion(.failed(failure)) }
@@ -77,19 +81,21 @@ extension NamespaceDatabase {
         taken.taken = true
         var writes: [WriteOperation] = []
         var changedPaths: [TreePath] = []
+        var settings: [StoreSetting] = []
         for write in group {
-            switch decide(write.operation, condition: write.condition, as: write.caller) {
+            switch decide(write.operation, condition: write.condition, stamp: write.stamp, as: write.caller) {
             case .refused(let result):
                 write.completion(result)
             case .accepted(var decided, let resolved):
                 decided.completion = write.completion
                 inFlight.append(decided)
-                writes.append(resolved)
+                if let resolved { writes.append(resolved) }
                 changedPaths += decided.changedPaths
+                settings += decided.settings
             }
         }
-        guard !writes.isEmpty else { return nil }
-        return SharedCommit(change: StoreChange(root: root, changedPaths: changedPaths), writes: writes)
+        guard !writes.isEmpty || !settings.isEmpty else { return nil }
+        return SharedCommit(change: writes.isEmpty ? nil : StoreChange(root: root, changedPaths: changedPaths), writes: writes, settings: settings)
     }
 
     /// Applies committed entries (`nil`: the log no longer reaches back to this node's place, so
@@ -97,6 +103,7 @@ extension NamespaceDatabase {
     private func catchUpNow(with entries: [SharedLogEntry]?, from shared: any SharedServerStore) async throws {
         guard let entries else {
             let (tree, reached) = try await shared.loadWithSequence()
+            ledger.reload(try await storedLedger(in: shared))
             replaceTree(with: tree)
             durableRoot = root
             sequence = reached
@@ -104,6 +111,7 @@ extension NamespaceDatabase {
         }
         for entry in entries where entry.sequence > sequence {
             for write in entry.writes { applyCommitted(write) }
+            for setting in entry.settings where setting.name.hasPrefix(WriterLedger.settingPrefix) { ledger.adopt(setting) }
             for setting in entry.settings where setting.name == "rules" {
                 let text = String(decoding: setting.value, as: UTF8.self)
                 do {
@@ -141,8 +149,17 @@ extension NamespaceDatabase {
         }
     }
 
+    /// The ledger records stored in `shared`, read off the cooperative pool (the read blocks).
+    private func storedLedger(in shared: any SharedServerStore) async throws -> [StoreSetting] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try shared.settings(withPrefix: WriterLedger.settingPrefix) })
+            }
+        }
+    }
+
     /// Saves a setting as its own shared commit, so every node adopts it.
-    func commitSettingExclusively(_ setting: SharedSetting, in shared: any SharedServerStore) async throws {
+    func commitSettingExclusively(_ setting: StoreSetting, in shared: any SharedServerStore) async throws {
         let reached = try await shared.commitExclusively(after: sequence) { missed in
             try await self.catchUpNow(with: missed, from: shared)
             return SharedCommit(change: nil, writes: [], settings: [setting])

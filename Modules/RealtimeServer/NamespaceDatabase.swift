@@ -4,6 +4,7 @@ import Foundation
 public import QueryEngine
 import Persistence
 public import SecurityRules
+public import SyncProtocol
 
 /// One namespace's database: the whole tree in memory, its listeners, and the pipeline that makes
 /// writes durable before they are acknowledged.
@@ -44,6 +45,10 @@ public actor NamespaceDatabase {
     var catchUpWanted = false
     /// For a shared namespace: the writes decided in the commit in flight.
     var inFlight: [DecidedWrite] = []
+    /// The stamped writes applied per client, so each is applied at most once.
+    var ledger: WriterLedger
+    /// Ledger records to remove with the next commit (expired when the namespace opened).
+    var ledgerRemovals: [StoreSetting] = []
     /// Every listen with the caller that holds it: users' listens are judged again when the rules
     /// or their identity change (an administrator's only when it stops being one).
     private var userListens: [UserListenKey: UserListen] = [:]
@@ -69,6 +74,8 @@ public actor NamespaceDatabase {
     private struct PendingWrite: Sendable {
         var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
         var changedPaths: [TreePath]
+        var settings: [StoreSetting]
+        var stamp: WriteStamp?
         var value: Node
         var rootAfter: Node
         var completion: @Sendable (WriteResult) -> Void
@@ -80,13 +87,18 @@ public actor NamespaceDatabase {
     ///   - defaultRules: the rules document to install when the namespace has none stored; without
     ///     it, a namespace with no stored rules is open to everyone (the server allows that only
     ///     when it listens on loopback addresses alone).
+    ///   - writerRetention: how long the namespace remembers a client's stamped writes after its
+    ///     last one (see ``SyncProtocol/WriteStamp``).
     /// - Throws: the store's errors, or ``RulesError`` when `defaultRules` does not compile.
     public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
-                defaultRules: String? = nil) throws {
+                defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention) throws {
         self.name = name
         self.store = store
         self.clock = clock
         self.commitQueue = DispatchQueue(label: "rtdb.commit.\(name)")
+        ledger = WriterLedger(retention: writerRetention.components.seconds * 1000)
+        ledger.reload(try store.settings(withPrefix: WriterLedger.settingPrefix))
+        ledgerRemovals = ledger.sweep(now: clock(), force: true)
         root = try store.load()
         durableRoot = root
         shared = store as? any SharedServerStore
@@ -114,6 +126,9 @@ public actor NamespaceDatabase {
             Task { await self.catchUp() }
         }
     }
+
+    /// How long a namespace remembers a client's stamped writes by default: 30 days after its last.
+    public static let defaultWriterRetention: Duration = .seconds(30 * 24 * 3600)
 
     /// Milliseconds since the Unix epoch from the system clock.
     public static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
@@ -188,8 +203,10 @@ public actor NamespaceDatabase {
     /// Completions of durable writes come in the order the writes were submitted.
     ///
     /// A write `caller` may not make under the rules fails with `permissionDenied` and changes
-    /// nothing.
-    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil, as caller: Caller,
+    /// nothing. A write with a `stamp` the namespace already applied is answered as committed
+    /// (with the data now at its path) and changes nothing; the answer still waits until the
+    /// writes before it are durable.
+    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller,
                        completion: @escaping @Sendable (WriteResult) -> Void) {
         guard !isClosed else {
             completion(.failed(ServerError(.unavailable, "The namespace \(name) is closing.")))
@@ -202,16 +219,16 @@ public actor NamespaceDatabase {
             return
         }
         if shared != nil {
-            sharedPending.append(SharedPendingWrite(operation: operation, condition: condition, caller: caller, completion: completion))
+            sharedPending.append(SharedPendingWrite(operation: operation, condition: condition, stamp: stamp, caller: caller, completion: completion))
             startCommitting()
             return
         }
-        switch decide(operation, condition: condition, as: caller) {
+        switch decide(operation, condition: condition, stamp: stamp, as: caller) {
         case .refused(let result):
             completion(result)
         case .accepted(let decided, _):
             pending.append(PendingWrite(
-                deliveries: decided.deliveries, changedPaths: decided.changedPaths,
+                deliveries: decided.deliveries, changedPaths: decided.changedPaths, settings: decided.settings, stamp: decided.stamp,
                 value: decided.value, rootAfter: root, completion: completion))
             startCommitting()
         }
@@ -221,6 +238,10 @@ public actor NamespaceDatabase {
     struct DecidedWrite {
         var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
         var changedPaths: [TreePath]
+        /// Settings to commit with it (its client's ledger record).
+        var settings: [StoreSetting]
+        /// Its stamp when it was applied now (taken back from the ledger if its commit fails).
+        var stamp: WriteStamp?
         /// The data at the write's path afterwards (what its acknowledgement reports).
         var value: Node
         var completion: (@Sendable (WriteResult) -> Void)?
@@ -230,14 +251,21 @@ public actor NamespaceDatabase {
         /// Not applied: the result to report (refused by the rules, invalid, stale).
         case refused(WriteResult)
         /// Applied to the tree in memory; `resolved` is the write with its server values resolved.
-        case accepted(DecidedWrite, resolved: WriteOperation)
+        /// (`nil` for a repeated stamped write, which changes nothing).
+        case accepted(DecidedWrite, resolved: WriteOperation?)
     }
 
     /// Judges `operation` against the tree in memory (server values, rules, the compare-and-set
-    /// hash) and, when it may be made, applies it and computes the updates it causes.
-    func decide(_ operation: WriteOperation, condition: WriteCondition?, as caller: Caller) -> Decision {
+    /// hash) and, when it may be made, applies it and computes the updates it causes. A write
+    /// whose stamp was applied before is accepted with no change (it is answered once the writes
+    /// before it are durable).
+    func decide(_ operation: WriteOperation, condition: WriteCondition?, stamp: WriteStamp? = nil, as caller: Caller) -> Decision {
         let serverTime = clock()
         let old = root
+        if let stamp, ledger.isDuplicate(stamp) {
+            let unchanged = DecidedWrite(deliveries: [], changedPaths: [], settings: [], stamp: nil, value: root.child(at: operation.path), completion: nil)
+            return .accepted(unchanged, resolved: nil)
+        }
         let resolved: ResolvedWrite
         do {
             resolved = try resolve(operation, on: old, serverTime: serverTime)
@@ -263,7 +291,14 @@ public actor NamespaceDatabase {
             resolvedOperation = .update(path: path, children: resolved.children)
             deliveries = mergeDeliveries(at: path, children: resolved.children, old: old)
         }
-        let decided = DecidedWrite(deliveries: deliveries, changedPaths: resolved.changed, value: root.child(at: operation.path), completion: nil)
+        var settings = ledgerRemovals
+        ledgerRemovals = []
+        if let stamp {
+            settings.append(ledger.noteApplied(stamp, now: serverTime))
+            settings += ledger.sweep(now: serverTime)
+        }
+        let decided = DecidedWrite(deliveries: deliveries, changedPaths: resolved.changed, settings: settings, stamp: stamp,
+                                   value: root.child(at: operation.path), completion: nil)
         return .accepted(decided, resolved: resolvedOperation)
     }
 
@@ -305,9 +340,9 @@ public actor NamespaceDatabase {
     }
 
     /// Applies a write and waits until it is durable (or refused, or failed).
-    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil, as caller: Caller) async -> WriteResult {
+    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller) async -> WriteResult {
         await withCheckedContinuation { continuation in
-            submit(operation, condition: condition, as: caller) { continuation.resume(returning: $0) }
+            submit(operation, condition: condition, stamp: stamp, as: caller) { continuation.resume(returning: $0) }
         }
     }
 
@@ -470,8 +505,9 @@ public actor NamespaceDatabase {
         while !pending.isEmpty {
             let group = pending
             pending = []
-            let change = StoreChange(root: group[group.count - 1].rootAfter, changedPaths: group.flatMap(\.changedPaths))
-            let failure = change.changedPaths.isEmpty ? nil : await commitOffActor(change)
+            let change = StoreChange(
+                root: group[group.count - 1].rootAfter, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
+            let failure = change.changedPaths.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
             finish(group, failure: failure)
         }
         committing = false
@@ -508,6 +544,7 @@ public actor NamespaceDatabase {
         let failed = group + pending
         pending = []
         restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
+        for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
         let reason = (failure as? StorageError)?.summary ?? "the storage failed"
         let error = ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
         for write in failed { write.completion(.failed(error)) }
@@ -540,7 +577,7 @@ public actor NamespaceDatabase {
     public func installRules(_ text: String) async throws {
         let compiled = try RuleSet(parsing: text)
         if let shared {
-            try await commitSettingExclusively(SharedSetting(name: "rules", value: Array(text.utf8)), in: shared)
+            try await commitSettingExclusively(StoreSetting(name: "rules", value: Array(text.utf8)), in: shared)
         } else {
             try store.saveSetting(named: "rules", Array(text.utf8))
         }

@@ -66,11 +66,12 @@ actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (stores, rules, logger) = (self.stores, configuration.rulesJSON, self.logger)
+            let (stores, rules, logger, writerRetention) = (self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
-                return try await NamespaceRegistry.openOffPool(name: name, directory: directory, stores: stores, rules: rules, logger: logger)
+                return try await NamespaceRegistry.openOffPool(
+                    name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -155,7 +156,7 @@ actor NamespaceRegistry {
 
     /// Opens a namespace's store and loads its tree on a dispatch thread.
     private static func openOffPool(
-        name: String, directory: String, stores: NamespaceStores, rules: String?, logger: Logger
+        name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, logger: Logger
     ) async throws -> NamespaceDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -168,7 +169,7 @@ actor NamespaceRegistry {
                     case .provided(let provider):
                         store = try provider.openStore(namespace: name)
                     }
-                    let database = try NamespaceDatabase(name: name, store: store, defaultRules: rules)
+                    let database = try NamespaceDatabase(name: name, store: store, defaultRules: rules, writerRetention: writerRetention)
                     if let problem = database.rulesProblemAtOpen {
                         logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
                                      metadata: ["namespace": "\(name)", "error": "\(problem)"])

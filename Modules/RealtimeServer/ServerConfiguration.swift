@@ -44,6 +44,11 @@ public struct ServerConfiguration: Sendable {
     /// (no FIN, no RST) is dropped within two intervals. `--idle-timeout` does not apply once a
     /// connection is a WebSocket.
     public var webSocketPingInterval: Duration = .seconds(30)
+    /// Whether stamped writes are applied at most once (the `once` protocol extension, announced
+    /// in the handshake; see ``SyncProtocol/WriteStamp``). Off, the server speaks plain Firebase.
+    public var exactlyOnceWrites = true
+    /// How long a namespace remembers a client's stamped writes after its last one.
+    public var writerRetention: Duration = NamespaceDatabase.defaultWriterRetention
     /// The most client connections open at once; more are answered 503 and closed. `nil` derives
     /// it from the file descriptor limit (see ``ResourceLimits``).
     public var maxConnections: Int?

@@ -12,8 +12,9 @@ public import CoreTree
 ///   machine loses power, returns the committed tree; after it throws, the tree as before it.
 /// - **Order**: commits apply in the order they are made; a commit is not visible to ``load()``
 ///   before the ones made before it.
-/// - **Settings**: small named byte strings (the security rules, say), kept durably beside the
-///   tree and independent of it.
+/// - **Settings**: small named byte strings (the security rules, the exactly-once ledger), kept
+///   durably beside the tree. A commit may carry settings: they become durable in the same atomic
+///   step as its tree change. An empty value removes a setting.
 /// - **Close**: ``close()`` releases the store; every later call throws.
 ///
 /// How the tree is laid out (rows per leaf, per subtree, a log) is the store's own business:
@@ -26,7 +27,9 @@ public protocol ServerStore: Sendable {
     func commit(_ change: StoreChange) throws
     /// A stored setting, or `nil`.
     func setting(named name: String) throws -> [UInt8]?
-    /// Stores a setting durably, replacing any earlier value.
+    /// Every stored setting whose name starts with `prefix`, in no particular order.
+    func settings(withPrefix prefix: String) throws -> [StoreSetting]
+    /// Stores a setting durably, replacing any earlier value (an empty value removes it).
     func saveSetting(named name: String, _ value: [UInt8]) throws
     /// Closes the store; later calls throw.
     func close() throws
@@ -40,10 +43,28 @@ public struct StoreChange: Sendable {
     /// The paths whose data changed, in the order they were written; the data at every other
     /// path is as the last commit left it. A path may lie inside or above another.
     public var changedPaths: [TreePath]
+    /// Settings made durable together with the tree change, in order (an empty value removes
+    /// the setting).
+    public var settings: [StoreSetting]
 
-    /// A change to `root` at `changedPaths`.
-    public init(root: Node, changedPaths: [TreePath]) {
+    /// A change to `root` at `changedPaths`, with `settings` saved in the same step.
+    public init(root: Node, changedPaths: [TreePath], settings: [StoreSetting] = []) {
         self.root = root
         self.changedPaths = changedPaths
+        self.settings = settings
+    }
+}
+
+/// A named setting stored beside a namespace's tree (the security rules, say).
+public struct StoreSetting: Sendable, Equatable {
+    /// The setting's name (`rules`).
+    public var name: String
+    /// Its bytes; empty removes the setting.
+    public var value: [UInt8]
+
+    /// A setting.
+    public init(name: String, value: [UInt8]) {
+        self.name = name
+        self.value = value
     }
 }

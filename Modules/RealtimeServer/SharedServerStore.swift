@@ -90,27 +90,13 @@ public struct SharedLogEntry: Sendable {
     /// The writes it made, server values resolved, in the order they were applied.
     public var writes: [WriteOperation]
     /// The settings it saved (the security rules, say).
-    public var settings: [SharedSetting]
+    public var settings: [StoreSetting]
 
     /// An entry.
-    public init(sequence: UInt64, writes: [WriteOperation], settings: [SharedSetting]) {
+    public init(sequence: UInt64, writes: [WriteOperation], settings: [StoreSetting]) {
         self.sequence = sequence
         self.writes = writes
         self.settings = settings
-    }
-}
-
-/// A named setting saved by a shared commit.
-public struct SharedSetting: Sendable {
-    /// The setting's name (`rules`).
-    public var name: String
-    /// Its bytes.
-    public var value: [UInt8]
-
-    /// A setting.
-    public init(name: String, value: [UInt8]) {
-        self.name = name
-        self.value = value
     }
 }
 
@@ -121,10 +107,10 @@ public struct SharedCommit: Sendable {
     /// The writes, server values resolved, as other nodes replay them.
     public var writes: [WriteOperation]
     /// Settings to save with it.
-    public var settings: [SharedSetting]
+    public var settings: [StoreSetting]
 
     /// A commit.
-    public init(change: StoreChange?, writes: [WriteOperation], settings: [SharedSetting] = []) {
+    public init(change: StoreChange?, writes: [WriteOperation], settings: [StoreSetting] = []) {
         self.change = change
         self.writes = writes
         self.settings = settings

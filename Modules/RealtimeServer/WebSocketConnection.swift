@@ -32,10 +32,12 @@ enum WebSocketConnection {
             database: database, subscriber: subscriber, verifier: verifier,
             limits: .init(
                 maxListens: configuration.maxListensPerConnection,
-                maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection),
+                maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection,
+                exactlyOnceWrites: configuration.exactlyOnceWrites),
             logger: logger)
         outbox.enqueue(ServerMessage.handshake(
-            timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased()))
+            timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased(),
+            extensions: configuration.exactlyOnceWrites ? [WriteStamp.handshakeExtension] : []))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in outbox.messages {

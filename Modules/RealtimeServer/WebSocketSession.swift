@@ -101,6 +101,8 @@ struct WebSocketSession {
         var maxListens: Int
         /// The most bytes of onDisconnect writes (as sent) at once.
         var maxOnDisconnectBytes: Int
+        /// Whether stamped writes are applied at most once (the `once` extension).
+        var exactlyOnceWrites = true
     }
 
     init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, verifier: TokenVerifier, limits: Limits, logger: Logger) {
@@ -198,10 +200,10 @@ struct WebSocketSession {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
             }
             outbox.enqueue(ServerMessage.reply(number, status: .ok))
-        case .put(let path, let data, let hash):
-            await submit(.set(path: path, node: data), condition: hash.map { .hash($0) }, number: number)
-        case .merge(let path, let children):
-            await submit(.update(path: path, children: children), condition: nil, number: number)
+        case .put(let path, let data, let hash, let stamp):
+            await submit(.set(path: path, node: data), condition: hash.map { .hash($0) }, stamp: stamp, number: number)
+        case .merge(let path, let children, let stamp):
+            await submit(.update(path: path, children: children), condition: nil, stamp: stamp, number: number)
         case .onDisconnectPut(let path, let data):
             await register(.set(path: path, node: data), number: number, size: size)
         case .onDisconnectMerge(let path, let children):
@@ -278,9 +280,11 @@ struct WebSocketSession {
         }
     }
 
-    private func submit(_ operation: WriteOperation, condition: WriteCondition?, number: Int) async {
+    private func submit(_ operation: WriteOperation, condition: WriteCondition?, stamp: WriteStamp?, number: Int) async {
         let outbox = self.outbox
-        await database.submit(operation, condition: condition, as: caller) { result in
+        // Without the extension the server is a Firebase server: stamps are not honoured.
+        let stamp = limits.exactlyOnceWrites ? stamp : nil
+        await database.submit(operation, condition: condition, stamp: stamp, as: caller) { result in
             switch result {
             case .committed:
                 outbox.enqueue(ServerMessage.reply(number, status: .ok))

@@ -5,8 +5,9 @@ import CoreTree
 /// straight into nodes). Parsing keeps nulls where they matter: a merge's null values arrive as
 /// ``Node/empty`` deletions.
 enum IncomingMessage: Sendable {
-    /// The handshake (control `h`): server time in ms, session id, host.
-    case handshake(timestamp: Int64, sessionID: String, host: String?)
+    /// The handshake (control `h`): server time in ms, session id, host, and the protocol
+    /// extensions the server announces (`ext`; none from Firebase).
+    case handshake(timestamp: Int64, sessionID: String, host: String?, extensions: [String] = [])
     /// Control `s`: the server tells the client to go away.
     case shutdown(reason: String)
     /// Control `r`: reconnect (the payload names a host).
@@ -63,6 +64,7 @@ enum IncomingMessage: Sendable {
         var timestamp: Int64?
         var session: String?
         var host: String?
+        var extensions: [String] = []
         var text: String?
         var sawBody = false
         try reader.beginObject()
@@ -79,6 +81,15 @@ enum IncomingMessage: Sendable {
                         case "ts": timestamp = try integer(&reader).map(Int64.init)
                         case "s": session = try optionalString(&reader)
                         case "h": host = try optionalString(&reader)
+                        case "ext":
+                            guard try reader.peek() == .array else {
+                                try reader.skipValue()
+                                continue
+                            }
+                            try reader.beginArray()
+                            while try reader.nextElement() {
+                                if let name = try optionalString(&reader) { extensions.append(name) }
+                            }
                         default: try reader.skipValue()
                         }
                     }
@@ -92,7 +103,7 @@ enum IncomingMessage: Sendable {
         switch type {
         case "h":
             guard let timestamp, let session else { throw malformed("a handshake needs ts and s") }
-            return .handshake(timestamp: timestamp, sessionID: session, host: host)
+            return .handshake(timestamp: timestamp, sessionID: session, host: host, extensions: extensions)
         case "s": return .shutdown(reason: text ?? "")
         case "r": return .reset(host: text)
         case "e": return .error(text ?? (sawBody ? "(no message)" : "null"))

@@ -16,6 +16,11 @@ enum OutgoingMessage {
         return body + "}"
     }
 
+    /// `body` (an object) with the exactly-once stamp added as `once`.
+    static func stamped(_ body: String, _ stamp: WriteStamp) -> String {
+        String(body.dropLast()) + ",\"once\":" + stamp.json + "}"
+    }
+
     /// `{"p":"/path","d":{"rel/path":value,...}}`, null for deletions (merge, onDisconnect merge).
     static func mergeBody(path: TreePath, children: [(path: TreePath, node: Node)]) -> String {
         "{\"p\":\(ServerMessage.quoted(path.wireForm)),\"d\":\(ServerMessage.mergeObject(children, format: .export))}"

@@ -39,10 +39,11 @@ extension PersistentConnection {
             return
         }
         if phase == .handshaking {
-            guard case .handshake(let timestamp, let sessionID, _) = message else {
+            guard case .handshake(let timestamp, let sessionID, _, let extensions) = message else {
                 protocolViolation("the first message is not a handshake: \(text.prefix(200))")
                 return
             }
+            serverHonoursStamps = extensions.contains(WriteStamp.handshakeExtension)
             handshakeReceived(timestamp: timestamp, sessionID: sessionID)
             return
         }

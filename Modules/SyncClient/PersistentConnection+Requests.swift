@@ -93,7 +93,9 @@ extension PersistentConnection {
     func sendWrite(_ id: Int) {
         guard let write = writes[id] else { return }
         writes[id]?.sent = true
-        sendRequest(write.action, body: write.body, expecting: .write(id))
+        var body = write.body
+        if let stamp = write.stamp, serverHonoursStamps { body = OutgoingMessage.stamped(body, stamp) }
+        sendRequest(write.action, body: body, expecting: .write(id))
     }
 
     func addOnDisconnect(_ operation: QueuedWrite) {

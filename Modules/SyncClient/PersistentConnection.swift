@@ -1,5 +1,5 @@
 public import CoreTree
-import SyncProtocol
+public import SyncProtocol
 public import Logging
 
 /// The client's connection to a Realtime Database server (Android's `PersistentConnectionImpl`).
@@ -38,6 +38,8 @@ public actor PersistentConnection {
     var killedByServer = false
     var isShutDown = false
     var lastSessionID: String?
+    /// Whether the current connection's server applies stamped writes at most once.
+    var serverHonoursStamps = false
     var statsSent = false
 
     // Auth.
@@ -128,19 +130,22 @@ public actor PersistentConnection {
     /// Replaces the data at `path`; with `hash`, only if the server's data there has that hash
     /// (compare-and-set). Sent when connected, re-sent after reconnects until acknowledged; a
     /// compare-and-set put that was sent when the connection drops completes with `disconnected`.
+    /// With a `stamp`, a server that announces the `once` extension applies it at most once
+    /// (other servers get the plain put).
     public nonisolated func put(
-        path: TreePath, data: Node, hash: String? = nil, onComplete: (@Sendable (RequestStatus) -> Void)? = nil
+        path: TreePath, data: Node, hash: String? = nil, stamp: WriteStamp? = nil, onComplete: (@Sendable (RequestStatus) -> Void)? = nil
     ) {
         let body = OutgoingMessage.putBody(path: path, data: data, hash: hash)
-        events.yield(.write(QueuedWrite(action: "p", body: body, hasHash: hash != nil, onComplete: onComplete)))
+        events.yield(.write(QueuedWrite(action: "p", body: body, stamp: stamp, hasHash: hash != nil, onComplete: onComplete)))
     }
 
     /// Updates the children (paths relative to `path`; ``Node/empty`` deletes) at once.
     public nonisolated func merge(
-        path: TreePath, children: [(path: TreePath, node: Node)], onComplete: (@Sendable (RequestStatus) -> Void)? = nil
+        path: TreePath, children: [(path: TreePath, node: Node)], stamp: WriteStamp? = nil,
+        onComplete: (@Sendable (RequestStatus) -> Void)? = nil
     ) {
         let body = OutgoingMessage.mergeBody(path: path, children: children)
-        events.yield(.write(QueuedWrite(action: "m", body: body, hasHash: false, onComplete: onComplete)))
+        events.yield(.write(QueuedWrite(action: "m", body: body, stamp: stamp, hasHash: false, onComplete: onComplete)))
     }
 
     /// Asks the server to replace the data at `path` when this connection ends (`o`).

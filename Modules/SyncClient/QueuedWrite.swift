@@ -5,6 +5,8 @@ struct QueuedWrite: Sendable {
     let action: String
     /// The request body JSON.
     let body: String
+    /// Its exactly-once stamp, added to the body for servers that honour it.
+    var stamp: WriteStamp? = nil
     /// Whether it is a compare-and-set put (`h`), failed with `disconnected` when its connection drops after sending.
     let hasHash: Bool
     /// Called once with the server's answer (or a client-side status).

@@ -7,10 +7,11 @@ public enum ClientAction: Sendable {
     case listen(path: TreePath, query: Node, tag: Int?, hash: String)
     /// `n`: stop listening.
     case unlisten(path: TreePath, query: Node, tag: Int?)
-    /// `p`: replace the data at `path`; with `hash`, only if the current data has that hash.
-    case put(path: TreePath, data: Node, hash: String?)
-    /// `m`: update several paths (relative to `path`) at once.
-    case merge(path: TreePath, children: [(path: TreePath, node: Node)])
+    /// `p`: replace the data at `path`; with `hash`, only if the current data has that hash;
+    /// with `stamp`, at most once (see ``WriteStamp``).
+    case put(path: TreePath, data: Node, hash: String?, stamp: WriteStamp?)
+    /// `m`: update several paths (relative to `path`) at once; with `stamp`, at most once.
+    case merge(path: TreePath, children: [(path: TreePath, node: Node)], stamp: WriteStamp?)
     /// `o`: when this connection ends, replace the data at `path`.
     case onDisconnectPut(path: TreePath, data: Node)
     /// `om`: when this connection ends, update several paths below `path`.
@@ -57,9 +58,9 @@ public enum ClientAction: Sendable {
         case "n", "u":
             return .unlisten(path: try body.requirePath(), query: try body.requireQuery(), tag: try body.requireTag())
         case "p":
-            return .put(path: try body.requirePath(), data: body.data, hash: body.hash)
+            return .put(path: try body.requirePath(), data: body.data, hash: body.hash, stamp: try body.requireStamp())
         case "m":
-            return .merge(path: try body.requirePath(), children: try body.requireMergeChildren())
+            return .merge(path: try body.requirePath(), children: try body.requireMergeChildren(), stamp: try body.requireStamp())
         case "o":
             return .onDisconnectPut(path: try body.requirePath(), data: body.data)
         case "om":

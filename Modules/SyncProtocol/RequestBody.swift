@@ -19,6 +19,8 @@ struct RequestBody {
     var credential: String?
     var authVariable: Node?
     var noAuth = false
+    var stamp: WriteStamp?
+    var stampProblem: String?
 
     /// Reads a body whose action is `action` (`nil` when the action is not known yet: then an
     /// object's data is read both ways, as a node and as merge members).
@@ -55,12 +57,41 @@ struct RequestBody {
                 } catch {
                     throw CoreTreeError(error.code, "b.authvar: \(error.message)")
                 }
+            case "once": try body.readStamp(&reader)
             case "noauth":
                 if try reader.peek() == .bool { body.noAuth = try reader.readBool() } else { try reader.skipValue() }
             default: try reader.skipValue()
             }
         }
         return body
+    }
+
+    /// Reads `b.once`: `{"c": client, "s": sequence, "f": floor}`.
+    private mutating func readStamp(_ reader: inout JSONReader) throws(CoreTreeError) {
+        if try reader.readNullIfPresent() { return }
+        let problem = "An exactly-once stamp (b.once) must be {\"c\": client id, \"s\": sequence ≥ 1, \"f\": floor ≤ sequence}."
+        guard try reader.peek() == .object else {
+            try reader.skipValue()
+            stampProblem = problem
+            return
+        }
+        var client: String?
+        var sequence: Int64?
+        var floor: Int64?
+        try reader.beginObject()
+        while let key = try reader.nextKey() {
+            switch (key, try reader.peek()) {
+            case ("c", .string): client = try reader.readString()
+            case ("s", .number): sequence = Int64(exactly: try reader.readNumber())
+            case ("f", .number): floor = Int64(exactly: try reader.readNumber())
+            default: try reader.skipValue()
+            }
+        }
+        guard let client, WriteStamp.isValidClient(client), let sequence, sequence >= 1, let floor, floor >= 0, floor <= sequence else {
+            stampProblem = problem
+            return
+        }
+        stamp = WriteStamp(client: client, sequence: sequence, floor: floor)
     }
 
     private mutating func readQuery(_ reader: inout JSONReader) throws(CoreTreeError) {
@@ -133,6 +164,11 @@ struct RequestBody {
     func requireTag() throws(ProtocolError) -> Int? {
         if tagIsInvalid { throw ProtocolError(.invalidArgument, "A query tag (b.t) must be an integer.") }
         return tag
+    }
+
+    func requireStamp() throws(ProtocolError) -> WriteStamp? {
+        if let stampProblem { throw ProtocolError(.invalidArgument, stampProblem) }
+        return stamp
     }
 
     func requireQuery() throws(ProtocolError) -> Node {

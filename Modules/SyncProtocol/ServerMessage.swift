@@ -3,9 +3,13 @@ public import CoreTree
 /// Builds the JSON envelopes a server sends. Data is written in export form (priorities kept),
 /// and push paths carry no leading slash, as the real server's do.
 public enum ServerMessage {
-    /// The first message on a connection: server time, protocol version, host and session id.
-    public static func handshake(timestamp: Int64, host: String, sessionID: String) -> String {
-        "{\"t\":\"c\",\"d\":{\"t\":\"h\",\"d\":{\"ts\":\(timestamp),\"v\":\"\(WireLimits.protocolVersion)\",\"h\":\(quoted(host)),\"s\":\(quoted(sessionID))}}}"
+    /// The first message on a connection: server time, protocol version, host and session id,
+    /// and the protocol extensions the server supports (`ext`, left out when none; Firebase
+    /// clients ignore it).
+    public static func handshake(timestamp: Int64, host: String, sessionID: String, extensions: [String] = []) -> String {
+        var fields = "\"ts\":\(timestamp),\"v\":\"\(WireLimits.protocolVersion)\",\"h\":\(quoted(host)),\"s\":\(quoted(sessionID))"
+        if !extensions.isEmpty { fields += ",\"ext\":[" + extensions.map(quoted).joined(separator: ",") + "]" }
+        return "{\"t\":\"c\",\"d\":{\"t\":\"h\",\"d\":{\(fields)}}}"
     }
 
     /// The answer to request `number`: a status and its data, already JSON (`""` when none).

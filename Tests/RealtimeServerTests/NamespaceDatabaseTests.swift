@@ -26,6 +26,7 @@ final class SlowStore: ServerStore {
         }
     }
     func setting(named name: String) throws -> [UInt8]? { nil }
+    func settings(withPrefix prefix: String) throws -> [StoreSetting] { [] }
     func saveSetting(named name: String, _ value: [UInt8]) throws {}
     func close() throws {}
 }

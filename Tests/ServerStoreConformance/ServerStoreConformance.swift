@@ -17,6 +17,7 @@ public struct ServerStoreConformance: Sendable {
         case orderWithinAndAcross = "order: later commits win; a change and changes inside it in one commit apply in order"
         case prioritiesAndLongPaths = "data: priorities and a 32-level, 768-byte path survive"
         case settings = "settings: absent, saved, replaced, kept across reopen, independent of the tree"
+        case settingsInCommits = "settings: a commit's settings are stored with it, an empty value removes one, a prefix lists them"
         case closed = "close: every call on a closed store throws"
         case atomicAndDurableUnderSIGKILL = "durability: a writer killed with SIGKILL loses no committed change and shows no partial one (10 rounds)"
 
@@ -47,6 +48,7 @@ public struct ServerStoreConformance: Sendable {
         case .orderWithinAndAcross: try orderWithinAndAcross(directory)
         case .prioritiesAndLongPaths: try prioritiesAndLongPaths(directory)
         case .settings: try settings(directory)
+        case .settingsInCommits: try settingsInCommits(directory)
         case .closed: try closed(directory)
         case .atomicAndDurableUnderSIGKILL: try atomicAndDurableUnderSIGKILL(directory)
         }
@@ -153,6 +155,29 @@ public struct ServerStoreConformance: Sendable {
         try expect(try store.load() == Node(children: ["rules": Node(.number(1))]), "settings and data are not independent")
     }
 
+    private func settingsInCommits(_ directory: String) throws {
+        var store = try openStore(directory)
+        let root = Node(children: ["a": Node(.number(1))])
+        try store.commit(StoreChange(root: root, changedPaths: ["a"], settings: [
+            StoreSetting(name: "writers/x", value: Array("1 5".utf8)), StoreSetting(name: "writers/y", value: Array("2 6".utf8)),
+            StoreSetting(name: "writersnot", value: [1]),
+        ]))
+        try store.commit(StoreChange(root: root, changedPaths: [], settings: [
+            StoreSetting(name: "writers/x", value: Array("3 7".utf8)), StoreSetting(name: "writers/y", value: []),
+        ]))
+        try store.saveSetting(named: "writers/z", Array("4".utf8))
+        try store.saveSetting(named: "writers/z", [])
+        try store.close()
+        store = try openStore(directory)
+        defer { try? store.close() }
+        try expect(try store.load() == root, "the tree changed: \(try store.load())")
+        try expect(try store.setting(named: "writers/x") == Array("3 7".utf8), "a setting replaced by a later commit")
+        try expect(try store.setting(named: "writers/y") == nil, "an empty value in a commit did not remove the setting")
+        try expect(try store.setting(named: "writers/z") == nil, "an empty saveSetting did not remove the setting")
+        let listed = try store.settings(withPrefix: "writers/").sorted { $0.name < $1.name }
+        try expect(listed == [StoreSetting(name: "writers/x", value: Array("3 7".utf8))], "the prefix listed \(listed.map(\.name))")
+    }
+
     private func closed(_ directory: String) throws {
         let store = try openStore(directory)
         try store.close()
@@ -161,9 +186,10 @@ public struct ServerStoreConformance: Sendable {
         try expect((try? store.saveSetting(named: "x", [1])) == nil, "saveSetting after close succeeded")
     }
 
-    /// A child process commits change N (`counter` = N and `log/N` = N together) and prints
-    /// `committed N` after each returns; it is killed at a random moment. The store must then
-    /// hold exactly one whole prefix of commits, at least up to the last one reported.
+    /// A child process commits change N (`counter` = N and `log/N` = N together, and the setting
+    /// `writers/crash` = N in the same commit) and prints `committed N` after each returns; it is
+    /// killed at a random moment. The store must then hold exactly one whole prefix of commits, at
+    /// least up to the last one reported, with the setting of the same commit.
     private func atomicAndDurableUnderSIGKILL(_ directory: String) throws {
         guard outlivesProcess else { throw NotApplicable(reason: "the store does not outlive its process") }
         var random = SplitMix64(seed: 11)
@@ -200,6 +226,8 @@ public struct ServerStoreConformance: Sendable {
         try expect(log.childCount == counter, "round \(round): counter \(counter) but \(log.childCount) log entries: a partial commit")
         try expect(log.immediateChild(ChildKey(String(counter))) == Node(.number(Double(counter))), "round \(round): log misses entry \(counter)")
         try expect(counter >= reported, "round \(round): commit \(reported) was reported but the store holds \(counter)")
+        let setting = try store.setting(named: "writers/crash").map { String(decoding: $0, as: UTF8.self) }
+        try expect(setting == String(counter), "round \(round): the tree is at commit \(counter) but its setting at \(setting ?? "none")")
         return counter
     }
 
@@ -212,7 +240,8 @@ public struct ServerStoreConformance: Sendable {
             root = root.updatingChild(at: "counter", to: Node(.number(Double(next))))
             let entry = TreePath(keys: ["log", ChildKey(String(next))])
             root = root.updatingChild(at: entry, to: Node(.number(Double(next))))
-            try store.commit(StoreChange(root: root, changedPaths: ["counter", entry]))
+            try store.commit(StoreChange(root: root, changedPaths: ["counter", entry],
+                                         settings: [StoreSetting(name: "writers/crash", value: Array(String(next).utf8))]))
             FileHandle.standardOutput.write(Data("committed \(next)\n".utf8))
             next += 1
         }

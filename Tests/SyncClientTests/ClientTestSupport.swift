@@ -187,6 +187,6 @@ extension Node {
 
 /// A request's put fields, or nil when it is not a put.
 func putFields(_ request: SentRequest) -> (path: TreePath, data: Node, hash: String?)? {
-    guard case .put(let path, let data, let hash) = request.action else { return nil }
+    guard case .put(let path, let data, let hash, _) = request.action else { return nil }
     return (path, data, hash)
 }

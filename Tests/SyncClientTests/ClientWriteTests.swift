@@ -23,7 +23,7 @@ struct ClientWriteTests {
         #expect(sent.map(\.name) == ["p", "m", "p"])
         #expect(sent[0].text.contains(#""p":"/a/b""#), "request paths have a leading slash")
         #expect(putFields(sent[0])?.data == .json(#"{"x":1,".priority":2}"#))
-        guard case .merge(let path, let children) = sent[1].action else {
+        guard case .merge(let path, let children, _) = sent[1].action else {
             Issue.record("not a merge: \(sent[1].text)")
             return
         }

@@ -19,7 +19,7 @@ import Testing
 
     @Test func aMergesNullMembersAreDeletions() throws {
         let text = #"{"t":"d","d":{"r":1,"a":"m","b":{"p":"/a","d":{"x":null,"y/z":2}}}}"#
-        guard case .request(1, .success(.merge(_, let children))) = try ClientMessage.parse(text) else {
+        guard case .request(1, .success(.merge(_, let children, _))) = try ClientMessage.parse(text) else {
             Issue.record("not a merge")
             return
         }
@@ -29,13 +29,13 @@ import Testing
 
     @Test func theBodyMayComeBeforeTheAction() throws {
         let text = #"{"d":{"b":{"d":{"x":null,"y":1},"p":"/a"},"a":"m","r":4},"t":"d"}"#
-        guard case .request(4, .success(.merge(_, let children))) = try ClientMessage.parse(text) else {
+        guard case .request(4, .success(.merge(_, let children, _))) = try ClientMessage.parse(text) else {
             Issue.record("not a merge")
             return
         }
         #expect(children.count == 2)
         let put = #"{"t":"d","d":{"b":{"p":"/a","d":{"x":null,"y":1}},"a":"p","r":5}}"#
-        guard case .request(5, .success(.put(_, let data, nil))) = try ClientMessage.parse(put) else {
+        guard case .request(5, .success(.put(_, let data, nil, _))) = try ClientMessage.parse(put) else {
             Issue.record("not a put")
             return
         }

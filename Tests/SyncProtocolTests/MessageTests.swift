@@ -19,11 +19,11 @@ struct MessageTests {
         }
         #expect(path == TreePath(unchecked: "a/b") && tag == 7 && hash == "abc")
         #expect(query.immediateChild("l") == Node(.number(2)))
-        guard case .put(_, let data, let putHash) = try action(#"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/x","d":{"y":true,"z":null},"h":"H"}}}"#) else {
+        guard case .put(_, let data, let putHash, _) = try action(#"{"t":"d","d":{"r":2,"a":"p","b":{"p":"/x","d":{"y":true,"z":null},"h":"H"}}}"#) else {
             Issue.record("put"); return
         }
         #expect(data == Node(children: [(key: ChildKey("y"), value: Node(.bool(true)))]) && putHash == "H")
-        guard case .merge(_, let children) = try action(#"{"t":"d","d":{"r":3,"a":"m","b":{"p":"/x","d":{"a/b":1,"c":null}}}}"#) else {
+        guard case .merge(_, let children, _) = try action(#"{"t":"d","d":{"r":3,"a":"m","b":{"p":"/x","d":{"a/b":1,"c":null}}}}"#) else {
             Issue.record("merge"); return
         }
         let sorted = children.sorted { $0.path < $1.path }
@@ -73,5 +73,38 @@ struct MessageTests {
         #expect(merge.contains(#""m""#) && merge.contains(#""x/y":1"#))
         let handshake = try #require(try JSONSerialization.jsonObject(with: Data(ServerMessage.handshake(timestamp: 5, host: "h:1", sessionID: "s").utf8)) as? [String: Any])
         #expect(((handshake["d"] as? [String: Any])?["d"] as? [String: Any])?["v"] as? String == "5")
+    }
+
+    @Test("An exactly-once stamp (b.once) is read from puts and merges; a malformed one answers the request with an error")
+    func writeStamps() throws {
+        guard case .put(_, _, _, let stamp) = try action(#"{"t":"d","d":{"r":1,"a":"p","b":{"p":"/x","d":1,"once":{"c":"abc_-9","s":12,"f":10}}}}"#) else {
+            Issue.record("put"); return
+        }
+        #expect(stamp == WriteStamp(client: "abc_-9", sequence: 12, floor: 10))
+        guard case .merge(_, _, let mergeStamp) = try action(#"{"t":"d","d":{"r":2,"a":"m","b":{"once":{"f":1,"s":1,"c":"z"},"p":"/x","d":{"a":1}}}}"#) else {
+            Issue.record("merge"); return
+        }
+        #expect(mergeStamp == WriteStamp(client: "z", sequence: 1, floor: 1))
+        guard case .put(_, _, _, nil) = try action(#"{"t":"d","d":{"r":3,"a":"p","b":{"p":"/x","d":1}}}"#) else {
+            Issue.record("a put without a stamp"); return
+        }
+        for bad in [#"{"c":"a b","s":1,"f":1}"#, #"{"c":"a","s":0,"f":0}"#, #"{"c":"a","s":2,"f":3}"#, #"{"c":"a","s":1.5,"f":1}"#,
+                    #"{"c":"","s":1,"f":1}"#, #""x""#, #"{"s":1,"f":1}"#] {
+            guard case .request(4, .failure(let error)) = try ClientMessage.parse(#"{"t":"d","d":{"r":4,"a":"p","b":{"p":"/x","d":1,"once":\#(bad)}}}"#) else {
+                Issue.record("\(bad) was accepted"); continue
+            }
+            #expect(error.code == .invalidArgument)
+        }
+        #expect(WriteStamp(client: "c", sequence: 3, floor: 2).json == #"{"c":"c","s":3,"f":2}"#)
+    }
+
+    @Test("The handshake lists the server's extensions only when it has some")
+    func handshakeExtensions() throws {
+        func fields(_ text: String) throws -> [String: Any] {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            return try #require((object["d"] as? [String: Any])?["d"] as? [String: Any])
+        }
+        #expect(try fields(ServerMessage.handshake(timestamp: 1, host: "h", sessionID: "s"))["ext"] == nil)
+        #expect(try fields(ServerMessage.handshake(timestamp: 1, host: "h", sessionID: "s", extensions: ["once"]))["ext"] as? [String] == ["once"])
     }
 }

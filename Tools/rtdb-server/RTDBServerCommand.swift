@@ -77,6 +77,13 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between pings to each WebSocket client; one that misses a ping is closed by the next and its onDisconnect runs.")
     var wsPingInterval: Double = 30
 
+    @Flag(inversion: .prefixedEnableDisable,
+          help: "Apply writes stamped by this project's clients at most once (the `once` protocol extension); disabled, the server speaks plain Firebase.")
+    var exactlyOnce = true
+
+    @Option(help: "Days a namespace remembers a client's stamped writes after its last one.")
+    var writerRetentionDays: Double = 30
+
     @Option(help: "The most client connections at once (then 503); the default follows the file descriptor limit.")
     var maxConnections: Int?
 
@@ -104,6 +111,9 @@ struct RTDBServerCommand: AsyncParsableCommand {
             ("--ws-ping-interval", wsPingInterval),
         ] where !(seconds > 0 && seconds <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(seconds)")
+        }
+        guard writerRetentionDays > 0 && writerRetentionDays <= 3650 else {
+            throw ValidationError("--writer-retention-days must be above 0 and at most 3650, not \(writerRetentionDays)")
         }
         for (name, value) in [
             ("--max-header-bytes", maxHeaderBytes), ("--max-open-namespaces", maxOpenNamespaces),
@@ -167,6 +177,8 @@ struct RTDBServerCommand: AsyncParsableCommand {
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         configuration.auth = auth
         configuration.webSocketPingInterval = .seconds(wsPingInterval)
+        configuration.exactlyOnceWrites = exactlyOnce
+        configuration.writerRetention = .seconds(writerRetentionDays * 24 * 3600)
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         var provider: PostgresStoreProvider?
         if backend == "postgres" {

@@ -19,9 +19,18 @@ extension StorageEngine {
     /// The caller serialises its own commits (one group of writes at a time), so the batch goes to
     /// the store directly, without the group commit that shares syncs between queue writers.
     ///
-    /// - Parameter durable: whether the batch is synced to disk before this returns.
-    public func replaceData(_ replacements: [(path: TreePath, node: Node)], durable: Bool) throws {
+    /// - Parameters:
+    ///   - settings: settings written in the same batch (an empty value removes the setting).
+    ///   - durable: whether the batch is synced to disk before this returns.
+    public func replaceData(_ replacements: [(path: TreePath, node: Node)], settings: [(name: String, value: [UInt8])] = [], durable: Bool) throws {
         var batch = WriteBatch()
+        for setting in settings {
+            if setting.value.isEmpty {
+                batch.delete(StorageKeys.settingKey(setting.name))
+            } else {
+                batch.put(StorageKeys.settingKey(setting.name), setting.value)
+            }
+        }
         var delta = 0
         for (path, node) in replacements {
             precondition(StorageKeys.fits(path), "replaceData needs paths that are their own replacement anchor")
@@ -32,7 +41,7 @@ extension StorageEngine {
             StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
         }
         guard !batch.isEmpty else { return }
-        batch.delete(StorageKeys.cacheSize)
+        if !replacements.isEmpty { batch.delete(StorageKeys.cacheSize) }
         try store.write(batch, durable: durable)
     }
 
@@ -41,10 +50,25 @@ extension StorageEngine {
         try store.get(StorageKeys.settingKey(name))
     }
 
-    /// Stores a setting durably.
+    /// Every setting whose name starts with `prefix`.
+    public func settings(withPrefix prefix: String) throws -> [(name: String, value: [UInt8])] {
+        var found: [(name: String, value: [UInt8])] = []
+        let keyPrefix = StorageKeys.settingKey(prefix)
+        try store.scan(KeyRange(prefix: keyPrefix), reverse: false) { key, value in
+            found.append((String(decoding: key.dropFirst(StorageKeys.settingPrefix.count), as: UTF8.self), value))
+            return true
+        }
+        return found
+    }
+
+    /// Stores a setting durably (an empty value removes it).
     public func saveSetting(named name: String, _ value: [UInt8]) throws {
         var batch = WriteBatch()
-        batch.put(StorageKeys.settingKey(name), value)
+        if value.isEmpty {
+            batch.delete(StorageKeys.settingKey(name))
+        } else {
+            batch.put(StorageKeys.settingKey(name), value)
+        }
         try commitShared(batch)
     }
 }

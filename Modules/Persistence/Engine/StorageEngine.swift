@@ -407,11 +407,20 @@ public final class StorageEngine: @unchecked Sendable {
 
     // MARK: - User write queue
 
-    /// Appends a user write to the queue; it is durable when this returns.
+    /// Appends a user write to the queue; it is durable when this returns. Writes are appended
+    /// in increasing id order; the id is remembered as the last one issued (``lastWriteId()``).
     public func appendUserWrite(_ record: UserWriteRecord) throws {
         var batch = WriteBatch()
         batch.put(StorageKeys.writeKey(record.writeId), record.encoded())
+        batch.put(StorageKeys.lastWriteId, StorageKeys.bigEndian(UInt64(bitPattern: record.writeId)))
         try commitShared(batch)
+    }
+
+    /// The highest write id ever appended to this store's queue (0 when none), so a client never
+    /// reuses an id, also once its queue is empty: ids identify writes to the server.
+    public func lastWriteId() throws -> Int64 {
+        guard let bytes = try store.get(StorageKeys.lastWriteId), let value = StorageKeys.readBigEndian(bytes[...]) else { return 0 }
+        return Int64(bitPattern: value)
     }
 
     /// Removes a write from the queue (acknowledged or reverted); durable when this returns.

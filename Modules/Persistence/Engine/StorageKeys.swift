@@ -25,6 +25,8 @@ public enum StorageKeys {
     static let trackedKeyPrefix: [UInt8] = [UInt8(ascii: "k")]
     static let formatVersion: [UInt8] = Array("m/version".utf8)
     static let cacheSize: [UInt8] = Array("m/size".utf8)
+    /// The highest write id ever queued (ids are never reused, also after the queue empties).
+    static let lastWriteId: [UInt8] = Array("m/last-write".utf8)
     static let settingPrefix: [UInt8] = Array("s/".utf8)
     static let overflowMarker: UInt8 = 0x01
     static let separator = UInt8(ascii: "/")

@@ -30,7 +30,9 @@ extension Repo {
             nextWriteId += 1
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
             raise(events)
-            connection.put(path: path, data: node, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
+            connection.put(path: path, data: node, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
+                repo.writeAcknowledged(writeId, status, completion)
+            })
         }
     }
 
@@ -60,7 +62,9 @@ extension Repo {
                 events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
             }
             raise(events)
-            connection.merge(path: path, children: children, onComplete: onQueue { repo, status in repo.writeAcknowledged(writeId, status, completion) })
+            connection.merge(path: path, children: children, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
+                repo.writeAcknowledged(writeId, status, completion)
+            })
         }
     }
 
@@ -98,6 +102,7 @@ extension Repo {
 
     /// The server answered a write: drop it from the queue, revert it if rejected, tell the caller.
     func writeAcknowledged(_ writeId: Int64, _ status: RequestStatus, _ completion: WriteCompletion?) {
+        stamps.settle(writeId)
         if status.status == .writeCanceled {
             // purgeOutstandingWrites() already reverted it.
             if let completion { complete { completion(DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled))) } }
@@ -127,12 +132,12 @@ extension Repo {
             let ack: @Sendable (RequestStatus) -> Void = onQueue { repo, status in repo.writeAcknowledged(writeId, status, nil) }
             switch record.kind {
             case .overwrite(let node):
-                connection.put(path: record.path, data: node, onComplete: ack)
+                connection.put(path: record.path, data: node, stamp: stamps.stamp(writeId), onComplete: ack)
                 raise((try? syncTree.applyUserOverwrite(
                     path: record.path, node: restoredEstimate(node, at: record.path), writeId: writeId, persist: false)) ?? [])
             case .merge(let entries):
                 let children = entries.map { (path: $0.path, node: $0.node) }
-                connection.merge(path: record.path, children: children, onComplete: ack)
+                connection.merge(path: record.path, children: children, stamp: stamps.stamp(writeId), onComplete: ack)
                 let estimated = children.map { (path: $0.path, node: restoredEstimate($0.node, at: record.path.appending($0.path))) }
                 raise((try? syncTree.applyUserMerge(
                     path: record.path, children: estimated, writeId: writeId, persist: false)) ?? [])
@@ -149,6 +154,7 @@ extension Repo {
                 events += finishTransaction(record, error: DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled)), revert: false)
             }
             raise(events)
+            stamps.settleAll()
             connection.purgeOutstandingWrites()
         }
     }

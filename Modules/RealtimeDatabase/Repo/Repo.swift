@@ -51,6 +51,8 @@ final class Repo: @unchecked Sendable {
     var clock = ServerClock()
     var onDisconnects = OnDisconnectTree()
     var nextWriteId: Int64 = 1
+    /// The stamped writes not settled yet, for exactly-once delivery.
+    var stamps: OutstandingStamps
     let persistence: PersistenceManager?
     /// Why persistence, asked for, could not be opened (`nil` when it opened or was not asked for).
     let persistenceError: DatabaseError?
@@ -85,6 +87,8 @@ final class Repo: @unchecked Sendable {
         }
         self.persistence = persistence
         self.persistenceError = persistenceError
+        stamps = OutstandingStamps(client: Repo.writerID(in: persistence))
+        if let last = try? persistence?.engine.lastWriteId() { nextWriteId = last + 1 }
         syncTree = SyncTree(listenProvider: listens, persistence: persistence ?? NoPersistence())
         infoSyncTree = SyncTree(listenProvider: infoListens)
         connection = PersistentConnection(
@@ -203,6 +207,20 @@ final class Repo: @unchecked Sendable {
     // MARK: - Lifecycle
 
     static let authTokenSetting = "auth_token"
+    static let writerIDSetting = "writer_id"
+
+    /// This client's id for exactly-once writes: the one kept in the local store, or a new one
+    /// (saved there when there is a store). A client whose id cannot be saved uses a new one per
+    /// run, so its sequence numbers never collide with an earlier run's.
+    private static func writerID(in persistence: PersistenceManager?) -> String {
+        if let saved = try? persistence?.engine.setting(named: writerIDSetting), let id = String(bytes: saved, encoding: .utf8),
+           WriteStamp.isValidClient(id) {
+            return id
+        }
+        let id = OutstandingStamps.newClientID()
+        try? persistence?.engine.saveSetting(named: writerIDSetting, Array(id.utf8))
+        return id
+    }
 
     func authTokenChanged(_ token: String?) {
         perform {
