@@ -69,7 +69,7 @@ public final class PostgresServerStore: SharedServerStore {
             try await PostgresStoreProvider.bounded("reading settings") {
                 var found: [StoreSetting] = []
                 let rows = try await client.query(
-                    "SELECT name, value FROM rtdb_settings WHERE namespace = \(namespace) AND left(name, \(prefix.count)) = \(prefix)",
+                    "SELECT name, value FROM rtdb_settings WHERE namespace = \(namespace) AND left(name, length(\(prefix))) = \(prefix)",
                     logger: logger)
                 for try await (name, bytes) in rows.decode((String, ByteBuffer).self) {
                     found.append(StoreSetting(name: name, value: Array(buffer: bytes)))

@@ -13,7 +13,7 @@ struct ClientProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-client-probe",
         abstract: "A RealtimeDatabase client process for tests and benchmarks.",
-        subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self, Pin.self, Increment.self])
+        subcommands: [WriteOffline.self, Drain.self, ConfigureApp.self, Pin.self, Increment.self, NamedTransaction.self])
 }
 
 /// A client of `url` with persistence on `backend` in `directory` (LMDB and LevelDB registered).

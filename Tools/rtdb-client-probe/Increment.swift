@@ -31,47 +31,67 @@ struct Increment: AsyncParsableCommand {
     }
 }
 
-/// A WebSocket transport that kills the process when the reply to the write carrying `marker`
-/// arrives, before the client sees it.
+/// A WebSocket transport that kills the process when the `ackNumber`-th `ok` reply to a write
+/// `matches` selects arrives, before the client sees it: after the server committed the write and
+/// before the client could remove it from its queue.
 struct KillAtAckTransport: Transport {
-    let marker: String
+    let matches: @Sendable (String) -> Bool
+    var ackNumber = 1
+
+    /// Kills at the ack of the update carrying `marker` as a key.
+    init(marker: String) {
+        matches = { $0.contains("\"a\":\"m\"") && $0.contains("\"\(marker)\"") }
+    }
+
+    /// Kills at the `ackNumber`-th ok reply to a put at `path` (a transaction's compare-and-set).
+    init(putAt path: String, ackNumber: Int) {
+        matches = { $0.contains("\"a\":\"p\"") && $0.contains("\"p\":\"\(path)\"") }
+        self.ackNumber = ackNumber
+    }
 
     func connect(to endpoint: ConnectionEndpoint, lastSessionID: String?) async throws -> any TransportConnection {
         let inner = try await WebSocketTransport().connect(to: endpoint, lastSessionID: lastSessionID)
-        return KillAtAckConnection(inner: inner, marker: marker, watched: WatchedRequest())
+        return KillAtAckConnection(inner: inner, matches: matches, ackNumber: ackNumber, watched: WatchedRequests())
     }
 }
 
-/// The request number of the marked write, once sent.
-final class WatchedRequest: @unchecked Sendable {
+/// The request numbers of the matching writes sent, and how many were acknowledged.
+final class WatchedRequests: @unchecked Sendable {
     private let lock = NSLock()
-    private var number: Int?
-    var value: Int? {
-        get { lock.withLock { number } }
-        set { lock.withLock { number = newValue } }
+    private var numbers: Set<Int> = []
+    private var acks = 0
+
+    func sent(_ number: Int) { lock.withLock { _ = numbers.insert(number) } }
+
+    /// Counts an ok reply to `number` when it is watched; returns the count then.
+    func acknowledged(_ number: Int) -> Int? {
+        lock.withLock {
+            guard numbers.remove(number) != nil else { return nil }
+            acks += 1
+            return acks
+        }
     }
 }
 
 struct KillAtAckConnection: TransportConnection {
     let inner: any TransportConnection
-    let marker: String
-    let watched: WatchedRequest
+    let matches: @Sendable (String) -> Bool
+    let ackNumber: Int
+    let watched: WatchedRequests
 
     func send(_ frame: String) async throws {
-        if frame.contains("\"a\":\"m\""), frame.contains("\"\(marker)\""), let number = KillAtAckConnection.requestNumber(in: frame) {
-            watched.value = number
-        }
+        if matches(frame), let number = KillAtAckConnection.requestNumber(in: frame) { watched.sent(number) }
         try await inner.send(frame)
     }
 
     var frames: AsyncThrowingStream<String, any Error> {
         let (stream, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
-        let (inner, watched) = (self.inner, self.watched)
+        let (inner, watched, ackNumber) = (self.inner, self.watched, self.ackNumber)
         Task {
             do {
                 for try await frame in inner.frames {
-                    if let number = watched.value, frame.contains("\"b\":{\"s\":\"ok\""),
-                       KillAtAckConnection.requestNumber(in: frame) == number {
+                    if frame.contains("\"b\":{\"s\":\"ok\""), let number = KillAtAckConnection.requestNumber(in: frame),
+                       watched.acknowledged(number) == ackNumber {
                         FileHandle.standardOutput.write(Data("killing at ack\n".utf8))
                         kill(getpid(), SIGKILL)
                     }

@@ -1,6 +1,7 @@
 public import CoreTree
 
-/// A user write waiting for the server, as kept in the queue.
+/// A user write waiting for the server, as kept in the queue: a set, an update, or a named
+/// transaction (its handler's name and arguments; the handler runs again after a restart).
 ///
 /// Server values (`{".sv": …}`) are kept unresolved: they are resolved when the write is sent.
 public struct UserWriteRecord: Sendable, Equatable {
@@ -10,6 +11,9 @@ public struct UserWriteRecord: Sendable, Equatable {
         case overwrite(Node)
         /// Replaces the data at several paths below the path (an update); empty nodes delete.
         case merge([UpdateChild])
+        /// Runs the transaction handler registered under `name` with `arguments` at the path.
+        /// Names hold no control characters.
+        case transaction(name: String, arguments: Node)
     }
 
     /// One path of a merge, relative to the write's path.
@@ -40,9 +44,11 @@ public struct UserWriteRecord: Sendable, Equatable {
         self.kind = kind
     }
 
-    // Encoding: a line with `S` (set) or `M` (merge), a line with the path, then for a set the
-    // node's JSON, for a merge one line per child: relative path, tab, JSON. Firebase keys cannot
-    // hold control characters and the JSON writer escapes them, so the separators are unambiguous.
+    // Encoding: a line with `S` (set), `M` (merge) or `T` (transaction), a line with the path,
+    // then for a set the node's JSON, for a merge one line per child: relative path, tab, JSON,
+    // for a transaction a line with the name and one with the arguments' JSON. Firebase keys and
+    // transaction names cannot hold control characters and the JSON writer escapes them, so the
+    // separators are unambiguous.
 
     func encoded() -> [UInt8] {
         var text: String
@@ -52,6 +58,8 @@ public struct UserWriteRecord: Sendable, Equatable {
         case .merge(let children):
             text = "M\n\(path.wireForm)"
             for child in children { text += "\n\(child.path.relativeForm)\t\(child.node.jsonString(format: .export))" }
+        case .transaction(let name, let arguments):
+            text = "T\n\(path.wireForm)\n\(name)\n\(arguments.jsonString(format: .export))"
         }
         return Array(text.utf8)
     }
@@ -76,6 +84,10 @@ public struct UserWriteRecord: Sendable, Equatable {
                     children.append(UpdateChild(path: relative, node: try Node(json: line[(tab + 1)...])))
                 }
                 return UserWriteRecord(writeId: writeId, path: path, kind: .merge(children))
+            case UInt8(ascii: "T"):
+                guard lines.count == 4 else { throw invalid("a transaction has a name and arguments") }
+                let name = String(decoding: lines[2], as: UTF8.self)
+                return UserWriteRecord(writeId: writeId, path: path, kind: .transaction(name: name, arguments: try Node(json: lines[3])))
             default:
                 throw invalid("unknown kind")
             }

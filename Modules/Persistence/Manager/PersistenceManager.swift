@@ -86,6 +86,11 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
         try engine.appendUserWrite(UserWriteRecord(writeId: writeId, path: path, kind: .merge(entries)))
     }
 
+    /// Queues a named transaction (see ``UserWriteRecord/Kind/transaction(name:arguments:)``).
+    public func saveNamedTransaction(path: TreePath, name: String, arguments: Node, writeId: Int64) throws {
+        try engine.appendUserWrite(UserWriteRecord(writeId: writeId, path: path, kind: .transaction(name: name, arguments: arguments)))
+    }
+
     public func removeUserWrite(writeId: Int64) {
         locked { recordingCacheErrors { try engine.removeUserWrite(writeId: writeId) } }
     }

@@ -27,6 +27,8 @@ public final class Database: @unchecked Sendable {
     private var configuredApp: FirebaseApp?
     /// The transport the connection uses; tests swap in an in-memory one before first use.
     var transport: any Transport = WebSocketTransport()
+    /// The app's named transaction handlers.
+    let transactionHandlers = TransactionHandlers()
     static var logger: Logger { ClientLog.logger }
 
     /// The client library's version.
@@ -242,6 +244,9 @@ public final class Database: @unchecked Sendable {
         lock.withLock { started }?.shutdown()
     }
 
+    /// The client when it has started (no start is caused).
+    var startedRepo: Repo? { lock.withLock { started } }
+
     /// The client, started at first use.
     var repo: Repo {
         lock.withLock {
@@ -255,7 +260,8 @@ public final class Database: @unchecked Sendable {
                 tokenStore: tokenStore,
                 startOffline: startOffline,
                 transport: transport,
-                backends: Registry.shared.backends())
+                backends: Registry.shared.backends(),
+                transactionHandlers: transactionHandlers)
             let repo = Repo(database: self, configuration: configuration)
             started = repo
             return repo

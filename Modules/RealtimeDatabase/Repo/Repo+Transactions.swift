@@ -1,4 +1,5 @@
 import CoreTree
+import Persistence
 import QueryEngine
 import SyncClient
 import SyncProtocol
@@ -7,10 +8,12 @@ import SyncProtocol
 /// compare-and-set on the server with the hash of the data the block saw. On `datastale` the
 /// block runs again on fresh data, at most 25 times. Transactions at overlapping locations go to
 /// the server one at a time, in order; made offline, they wait and run on reconnect. Like the
-/// Firebase clients, transactions are not kept on disk across restarts.
+/// Firebase clients, block transactions are not kept on disk across restarts; named ones are
+/// (Repo+NamedTransactions).
 extension Repo {
     func startTransaction(
-        at path: TreePath, update: @escaping TransactionRecord.Update, completion: TransactionRecord.Completion?, applyLocally: Bool
+        at path: TreePath, update: @escaping TransactionRecord.Update, completion: TransactionRecord.Completion?, applyLocally: Bool,
+        named: TransactionRecord.Named? = nil
     ) {
         perform {
             // A hidden observer keeps the location listened to, so retries see fresh data.
@@ -18,7 +21,7 @@ extension Repo {
             raise(syncTree.addEventRegistration(registration, for: .default(at: path)))
             let record = TransactionRecord(
                 id: nextTransactionId, path: path, update: update, completion: completion,
-                applyLocally: applyLocally, registration: registration)
+                applyLocally: applyLocally, registration: registration, named: named)
             nextTransactionId += 1
             guard run(record, on: syncTree.calcCompleteEventCache(path: path)) else { return }
             transactions.append(record)
@@ -94,7 +97,8 @@ extension Repo {
         }
         record.status = .sent
         let writeId = record.writeId
-        connection.put(path: record.path, data: record.output, hash: current.hash, onComplete: onQueue { repo, status in
+        let stamp = record.named.map { stamps.stamp($0.sequence) }
+        connection.put(path: record.path, data: record.output, hash: current.hash, stamp: stamp, onComplete: onQueue { repo, status in
             guard let record = repo.transactions.first(where: { $0.writeId == writeId }) else { return }
             repo.transactionAnswered(record, status)
         })
@@ -105,6 +109,9 @@ extension Repo {
             raise(finishTransaction(record, error: DatabaseError(.overriddenBySet, DatabaseError.defaultMessage(for: .overriddenBySet)), revert: true))
         } else if status.isOK {
             raise(finishTransaction(record, error: nil, revert: false))
+        } else if status.status == .disconnected, record.named != nil {
+            // Maybe applied, maybe not: its stamp makes sending it again safe. It goes on reconnect.
+            record.status = .waiting
         } else if status.status == .dataStale {
             // Runs again, on fresh data, when it is sent next.
             record.status = .waiting
@@ -138,6 +145,10 @@ extension Repo {
     /// its location.
     func finishTransaction(_ record: TransactionRecord, error: DatabaseError?, revert: Bool, committed: Bool? = nil) -> [SyncEvent] {
         transactions.removeAll { $0 === record }
+        if let named = record.named {
+            stamps.settle(named.sequence)
+            persistence?.removeUserWrite(writeId: named.sequence)
+        }
         let didCommit = committed ?? (error == nil)
         // Committed: the value the server accepted. The cache may not hold it (a transaction
         // queued offline, with no listener on its location, sees no server data after its ack).

@@ -141,6 +141,8 @@ extension Repo {
                 let estimated = children.map { (path: $0.path, node: restoredEstimate($0.node, at: record.path.appending($0.path))) }
                 raise((try? syncTree.applyUserMerge(
                     path: record.path, children: estimated, writeId: writeId, persist: false)) ?? [])
+            case .transaction(let name, let arguments):
+                restoreNamedTransaction(record, name: name, arguments: arguments)
             }
         }
         if !records.isEmpty { Repo.logger.info("Restored \(records.count) queued writes from the local store.") }

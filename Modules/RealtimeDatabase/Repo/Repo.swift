@@ -33,6 +33,7 @@ final class Repo: @unchecked Sendable {
         var startOffline: Bool
         var transport: any Transport
         var backends: StorageBackends
+        var transactionHandlers: TransactionHandlers
     }
 
     static var logger: Logger { ClientLog.logger }
@@ -61,6 +62,10 @@ final class Repo: @unchecked Sendable {
     var nextHandle: DatabaseHandle = 1
     var keptSynced: [QuerySpec: KeepSyncedRegistration] = [:]
     var transactions: [TransactionRecord] = []
+    /// The app's named transaction handlers.
+    let transactionHandlers: TransactionHandlers
+    /// Named transactions restored from disk whose handlers are not registered yet.
+    var waitingNamedTransactions: [(path: TreePath, named: TransactionRecord.Named)] = []
     var nextTransactionId = 1
     var pushIDs = PushIDGenerator()
     var isShutDown = false
@@ -74,6 +79,7 @@ final class Repo: @unchecked Sendable {
         self.callbackQueue = configuration.callbackQueue
         self.tokenStore = configuration.tokenStore
         self.connectionEndpoint = configuration.endpoint
+        self.transactionHandlers = configuration.transactionHandlers
         let listens = RepoListenProvider()
         let infoListens = InfoListenProvider()
         let delegate = RepoConnectionDelegate()
@@ -109,6 +115,7 @@ final class Repo: @unchecked Sendable {
             restoreWrites()
             restorePins()
         }
+        resumeNamedTransactions()
         if configuration.startOffline { connection.goOffline() }
         connection.start()
     }

@@ -17,8 +17,18 @@ final class TransactionRecord {
     /// The most compare-and-set attempts (the Firebase clients' limit).
     static let maxRetries = 25
 
+    /// A named transaction's identity: kept in the write queue under `sequence` (also its
+    /// exactly-once stamp), so it runs again after a restart and is applied once.
+    struct Named {
+        let name: String
+        let arguments: Node
+        let sequence: Int64
+    }
+
     let id: Int
     let path: TreePath
+    /// Set for ``DatabaseReference/runTransaction(named:arguments:andCompletionBlock:)``.
+    let named: Named?
     let update: Update
     let completion: Completion?
     let applyLocally: Bool
@@ -36,9 +46,11 @@ final class TransactionRecord {
     /// committed, as its completion reports it.
     var resolvedOutput = Node.empty
 
-    init(id: Int, path: TreePath, update: @escaping Update, completion: Completion?, applyLocally: Bool, registration: ObserverRegistration) {
+    init(id: Int, path: TreePath, update: @escaping Update, completion: Completion?, applyLocally: Bool, registration: ObserverRegistration,
+         named: Named? = nil) {
         self.id = id
         self.path = path
+        self.named = named
         self.update = update
         self.completion = completion
         self.applyLocally = applyLocally
