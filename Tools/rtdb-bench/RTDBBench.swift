@@ -65,7 +65,13 @@ struct RTDBBench: ParsableCommand {
         let configuration = BenchConfiguration(
             backends: try chosenBackends(), workloads: try chosenWorkloads(), runs: runs, directory: dir, scale: scale.value)
         let progress = ProgressLine()
-        let report = try BenchRunner.run(configuration) { progress.show($0) }
+        let report: BenchReport
+        do {
+            report = try BenchRunner.run(configuration) { progress.show($0) }
+        } catch where ScratchDirectory.isStopping {
+            // Stopped by a signal: its handler removes the directory and exits (130 or 143).
+            while true { sleep(60) }
+        }
         progress.finish()
         let table = MarkdownReport.render(report)
         print(table, terminator: "")

@@ -221,6 +221,9 @@ public final class SyncTree {
     /// The tag of a query's listen, if it has one.
     public func tag(for query: QuerySpec) -> Int? { queryToTag[query.key] }
 
+    /// The query whose listen has `tag`, if it is still active.
+    public func query(forTag tag: Int) -> QuerySpec? { tagToQuery[tag] }
+
     /// What a one-time read of `query` can answer from the cache: the data a new listener of the
     /// query would receive as its value (pending writes applied, the query's filter too), or nil
     /// when neither memory nor persistence can vouch that the data is complete. Changes nothing:

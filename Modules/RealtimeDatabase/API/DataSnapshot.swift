@@ -15,11 +15,15 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
     public let ref: DatabaseReference
     /// The order `children` iterates in (the query's).
     let index: QueryIndex
+    /// Whether the data includes unacknowledged local writes and whether it comes from the
+    /// cache (beyond Firebase). Child snapshots share their parent's.
+    public let metadata: SnapshotMetadata
 
-    init(node: Node, ref: DatabaseReference, index: QueryIndex = .priority) {
+    init(node: Node, ref: DatabaseReference, index: QueryIndex = .priority, metadata: SnapshotMetadata = .server) {
         self.node = node
         self.ref = ref
         self.index = index
+        self.metadata = metadata
     }
 
     /// The last path segment of the location; `nil` at the root.
@@ -54,7 +58,7 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
     /// The snapshot of the data at a relative path (an empty snapshot when there is none).
     public func childSnapshot(forPath childPathString: String) -> DataSnapshot {
         let path = DatabaseReference.validatedRelativePath(childPathString)
-        return DataSnapshot(node: node.child(at: path), ref: ref.child(path), index: .priority)
+        return DataSnapshot(node: node.child(at: path), ref: ref.child(path), index: .priority, metadata: metadata)
     }
 
     /// The immediate children, in the query's order, as ``DataSnapshot``s (cast each element:
@@ -67,7 +71,7 @@ public final class DataSnapshot: NSObject, @unchecked Sendable {
     public var childSnapshots: [DataSnapshot] {
         var named = node.children.map { NamedNode(name: $0.key, node: $0.value) }
         if index != .key { named.sort { index.compare($0, $1) < 0 } }
-        return named.map { DataSnapshot(node: $0.node, ref: ref.child(TreePath(keys: [$0.name])), index: .priority) }
+        return named.map { DataSnapshot(node: $0.node, ref: ref.child(TreePath(keys: [$0.name])), index: .priority, metadata: metadata) }
     }
 
     /// The key and the data as JSON.

@@ -128,6 +128,18 @@ public class DatabaseQuery: @unchecked Sendable {
         register(eventType, once: false, callback: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
     }
 
+    /// Calls `block` for every event of `eventType`; with `includeMetadataChanges` (beyond
+    /// Firebase, as Firestore's listeners), a `.value` observer is also called when only the
+    /// snapshot's ``DataSnapshot/metadata`` changes: its local write acknowledged, the server's
+    /// data arriving after cached data, the connection lost. Other event types ignore it.
+    @discardableResult
+    public func observe(
+        _ eventType: DataEventType, includeMetadataChanges: Bool, with block: @escaping (DataSnapshot) -> Void,
+        withCancel cancelBlock: ((any Error) -> Void)? = nil
+    ) -> DatabaseHandle {
+        register(eventType, once: false, includeMetadataChanges: includeMetadataChanges, callback: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
+    }
+
     /// Calls `block` with each snapshot and the key of the child before it in the query's order.
     @discardableResult
     public func observe(
@@ -196,12 +208,13 @@ public class DatabaseQuery: @unchecked Sendable {
 
     @discardableResult
     func register(
-        _ eventType: DataEventType, once: Bool, callback: @escaping ObserverRegistration.Callback,
+        _ eventType: DataEventType, once: Bool, includeMetadataChanges: Bool = false, callback: @escaping ObserverRegistration.Callback,
         cancel: ObserverRegistration.CancelCallback?
     ) -> DatabaseHandle {
         let repo = database.repo
         let registration = ObserverRegistration(
-            handle: repo.makeHandle(), eventType: eventType, once: once, callback: callback, cancel: cancel)
+            handle: repo.makeHandle(), eventType: eventType, once: once, includeMetadataChanges: includeMetadataChanges,
+            callback: callback, cancel: cancel)
         if once {
             let handle = registration.handle
             registration.onFirstEvent = { [weak repo] in

@@ -1,3 +1,4 @@
+import CoreTree
 import Foundation
 import QueryEngine
 
@@ -20,11 +21,17 @@ final class ObserverRegistration: EventRegistration, @unchecked Sendable {
     private var active = true
     private var fired = false
     var onFirstEvent: (@Sendable () -> Void)?
+    /// Whether a `value` observer also hears when only its snapshot's metadata changes.
+    let includeMetadataChanges: Bool
+    /// For metadata observers, touched on the repo queue only: the last snapshot delivered.
+    var lastDelivered: (node: Node, path: TreePath, index: QueryIndex, metadata: SnapshotMetadata)?
 
-    init(handle: DatabaseHandle, eventType: DataEventType, once: Bool = false, callback: Callback?, cancel: CancelCallback?) {
+    init(handle: DatabaseHandle, eventType: DataEventType, once: Bool = false, includeMetadataChanges: Bool = false,
+         callback: Callback?, cancel: CancelCallback?) {
         self.handle = handle
         self.eventType = eventType
         self.once = once
+        self.includeMetadataChanges = includeMetadataChanges && eventType == .value && !once
         self.callback = callback
         self.cancelCallback = cancel
     }

@@ -105,6 +105,7 @@ extension Repo {
             hash: { [weak self] in await self?.queue.value { hashBox.value() } ?? "" },
             onComplete: onQueue { repo, status in
                 if !status.isOK { Repo.logger.warning("Listen at \(query) failed: \(status.status)") }
+                if status.isOK { repo.syncedQueries.insert(query) }
                 repo.raise(completeBox.value(status.isOK ? .complete : .cancelled(reason: status.status.rawValue)))
             })
     }
@@ -121,6 +122,11 @@ extension Repo {
 
     /// Data the server pushed.
     func serverPushed(_ push: DataPush, at path: TreePath, tag: Int?) {
+        if let tag {
+            if let query = syncTree.query(forTag: tag) { syncedQueries.insert(query) }
+        } else {
+            syncedQueries.insert(.default(at: path))
+        }
         let events: [SyncEvent]
         switch (push, tag) {
         case (.overwrite(let node), nil): events = syncTree.applyServerOverwrite(path: path, node: node)

@@ -18,6 +18,7 @@ extension Repo {
     /// The connection dropped: `.info/connected` turns false and the onDisconnect writes the
     /// server is now running are applied locally too, so listeners see what the server holds.
     func disconnected() {
+        syncedQueries.removeAll()
         updateInfo(InfoTree.connectedKey, Node(.bool(false)))
         var events: [SyncEvent] = []
         for write in onDisconnects.writes {
@@ -72,7 +73,7 @@ extension Repo {
 
     private func updateInfo(_ key: ChildKey, _ value: Node) {
         guard let path = info.set(key, to: value) else { return }
-        raise(infoSyncTree.applyServerOverwrite(path: path, node: value))
+        raise(infoSyncTree.applyServerOverwrite(path: path, node: value), checkMetadata: false)
     }
 
     /// Serves a listen on the `.info` tree from local state (after the registration's own events).

@@ -72,6 +72,8 @@ final class Repo: @unchecked Sendable {
     /// The last published count of unacknowledged writes, and who follows it.
     var lastPendingWriteCount = 0
     var pendingWriteObservers: [Int: AsyncStream<Int>.Continuation] = [:]
+    /// The queries whose data the server sent in this connection (for ``SnapshotMetadata/isFromCache``).
+    var syncedQueries: Set<QuerySpec> = []
     var nextObserverID = 1
 
     init(database: Database, configuration: Configuration) {
@@ -177,11 +179,13 @@ final class Repo: @unchecked Sendable {
 
     // MARK: - Raising events
 
-    /// Hands events to their observers on the callback queue, in order.
-    func raise(_ events: [SyncEvent]) {
+    /// Hands events to their observers on the callback queue, in order, then the metadata-only
+    /// events of observers whose snapshot's metadata changed (unless `checkMetadata` is false: the
+    /// `.info` updates made in the middle of a change, before its own events are raised).
+    func raise(_ events: [SyncEvent], checkMetadata: Bool = true) {
         queue.preconditionOnQueue()
         refreshPendingWriteCount()
-        guard !events.isEmpty, let database else { return }
+        guard let database else { return }
         var deliveries: [@Sendable () -> Void] = []
         deliveries.reserveCapacity(events.count)
         for event in events {
@@ -189,9 +193,11 @@ final class Repo: @unchecked Sendable {
             case .data(let data):
                 guard let registration = data.registration as? ObserverRegistration else { continue }
                 let isChildEvent = data.childName != nil
+                let index = isChildEvent ? .priority : data.query.params.index
+                let metadata = self.metadata(at: data.path, for: data.query)
+                if registration.includeMetadataChanges { registration.lastDelivered = (data.node, data.path, index, metadata) }
                 let snapshot = DataSnapshot(
-                    node: data.node, ref: DatabaseReference(database: database, path: data.path),
-                    index: isChildEvent ? .priority : data.query.params.index)
+                    node: data.node, ref: DatabaseReference(database: database, path: data.path), index: index, metadata: metadata)
                 let previous = data.previousName?.stringValue
                 deliveries.append { registration.deliver(snapshot, previousSiblingKey: previous) }
             case .cancel(let cancel):
@@ -201,6 +207,8 @@ final class Repo: @unchecked Sendable {
                 deliveries.append { registration.cancelled(error) }
             }
         }
+        if checkMetadata { addMetadataChanges(to: &deliveries, database: database) }
+        guard !deliveries.isEmpty else { return }
         let batch = deliveries
         callbackQueue.async { for delivery in batch { delivery() } }
     }

@@ -9,6 +9,11 @@ public final class ScratchDirectory: Sendable {
     public let path: String
 
     private static let active = Mutex<Set<String>>([])
+    private static let stopping = Mutex(false)
+
+    /// Whether ``removeAll()`` began: the run is being stopped, and errors its threads meet from
+    /// now on (their directory vanished) are the stop's, not failures to report.
+    public static var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Creates a new, empty directory inside `parent` (which must exist).
     public init(inside parent: String) throws {
@@ -25,7 +30,8 @@ public final class ScratchDirectory: Sendable {
     func subdirectory(_ name: String) throws -> String {
         let child = (path as NSString).appendingPathComponent(name)
         try? FileManager.default.removeItem(atPath: child)
-        try FileManager.default.createDirectory(atPath: child, withIntermediateDirectories: true)
+        // Never re-creates the scratch directory itself: after ``removeAll()`` it stays gone.
+        try FileManager.default.createDirectory(atPath: child, withIntermediateDirectories: false)
         return child
     }
 
@@ -35,9 +41,20 @@ public final class ScratchDirectory: Sendable {
         ScratchDirectory.active.withLock { _ = $0.remove(path) }
     }
 
-    /// Removes every scratch directory still in use (for a signal handler about to exit).
+    /// Removes every scratch directory still in use (for a signal handler about to exit, while
+    /// the run's threads may still be creating files in it). Each is first renamed in one atomic
+    /// step: a store the run opens or writes by path afterwards finds nothing there and cannot
+    /// re-create files in the renamed tree, which is then removed.
     public static func removeAll() {
-        for path in active.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        stopping.withLock { $0 = true }
+        for path in active.withLock({ $0 }) {
+            let doomed = path + ".removing"
+            if rename(path, doomed) == 0 {
+                try? FileManager.default.removeItem(atPath: doomed)
+            } else {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
         active.withLock { $0.removeAll() }
     }
 }
