@@ -319,7 +319,7 @@ let package = Package(
         .testTarget(
             name: "PostgresServerStoreTests",
             dependencies: [
-                "PostgresServerStore", "RealtimeServer", "ServerStoreConformance", "CoreTree", "TestSupport", "RealtimeDatabase",
+                "PostgresServerStore", "RealtimeServer", "ServerStoreConformance", "CoreTree", "TestSupport", "RealtimeDatabase", "SyncProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: tests("PostgresServerStoreTests")
