@@ -119,6 +119,10 @@ public struct WriteTree: Sendable {
         return writes
     }
 
+    /// Whether a visible write sets data at, above or below `path` (in time proportional to the
+    /// path's depth, not to the number of writes).
+    public func hasVisibleWrites(affecting path: TreePath) -> Bool { !visibleWrites.childCompoundWrite(at: path).isEmpty }
+
     /// The data the visible writes fully determine at `path`, if they do.
     public func completeWriteData(at path: TreePath) -> Node? { visibleWrites.completeNode(at: path) }
 

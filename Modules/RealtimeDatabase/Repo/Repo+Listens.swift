@@ -13,6 +13,7 @@ extension Repo {
     func addObserver(_ registration: ObserverRegistration, for query: QuerySpec) {
         perform {
             observers[registration.handle] = (registration, query)
+            if registration.includeMetadataChanges { metadataObservers[registration.handle] = (registration, query) }
             raise(tree(for: query.path).addEventRegistration(registration, for: query))
         }
     }
@@ -28,6 +29,7 @@ extension Repo {
     /// Removes one observer.
     func removeObserver(withHandle handle: DatabaseHandle) {
         perform {
+            metadataObservers[handle] = nil
             guard let (registration, query) = observers.removeValue(forKey: handle) else { return }
             registration.deactivate()
             raise(tree(for: query.path).removeEventRegistration(registration, for: query))
@@ -40,6 +42,7 @@ extension Repo {
             let matching = observers.filter { $0.value.query.path == query.path && (query.isDefault || $0.value.query == query) }
             for (handle, entry) in matching {
                 observers[handle] = nil
+                metadataObservers[handle] = nil
                 entry.registration.deactivate()
                 raise(tree(for: entry.query.path).removeEventRegistration(entry.registration, for: entry.query))
             }

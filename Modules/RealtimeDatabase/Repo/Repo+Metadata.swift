@@ -13,17 +13,7 @@ extension Repo {
 
     /// Whether an unacknowledged visible write touches `path`, above, at or below it.
     func hasPendingWrites(affecting path: TreePath) -> Bool {
-        guard !InfoTree.contains(path) else { return false }
-        return syncTree.pendingWrites.allWrites.contains { write in
-            guard write.visible else { return false }
-            if let merge = write.merge {
-                return merge.contains { child in
-                    let location = write.path.appending(child.path)
-                    return location.contains(path) || path.contains(location)
-                }
-            }
-            return write.path.contains(path) || path.contains(write.path)
-        }
+        !InfoTree.contains(path) && syncTree.pendingWrites.hasVisibleWrites(affecting: path)
     }
 
     /// Whether the server sent `query`'s data in this connection: its own listen's, or a
@@ -41,7 +31,7 @@ extension Repo {
     /// Adds an event for each metadata observer whose last snapshot's metadata changed since it
     /// was delivered (the data is the same: a change of data raises its own event).
     func addMetadataChanges(to deliveries: inout [@Sendable () -> Void], database: Database) {
-        for (registration, query) in observers.values where registration.includeMetadataChanges {
+        for (registration, query) in metadataObservers.values {
             guard let last = registration.lastDelivered else { continue }
             let metadata = self.metadata(at: last.path, for: query)
             guard metadata != last.metadata else { continue }

@@ -155,6 +155,9 @@ extension Repo {
             for record in transactions {
                 events += finishTransaction(record, error: DatabaseError(.writeCanceled, DatabaseError.defaultMessage(for: .writeCanceled)), revert: false)
             }
+            // Restored named transactions still waiting for their handlers go with the queue.
+            for (_, named) in waitingNamedTransactions { persistence?.removeUserWrite(writeId: named.sequence) }
+            waitingNamedTransactions.removeAll()
             raise(events)
             stamps.settleAll()
             connection.purgeOutstandingWrites()

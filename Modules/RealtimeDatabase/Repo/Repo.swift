@@ -74,6 +74,8 @@ final class Repo: @unchecked Sendable {
     var pendingWriteObservers: [Int: AsyncStream<Int>.Continuation] = [:]
     /// The queries whose data the server sent in this connection (for ``SnapshotMetadata/isFromCache``).
     var syncedQueries: Set<QuerySpec> = []
+    /// The observers that hear metadata-only changes (a subset of ``observers``).
+    var metadataObservers: [DatabaseHandle: (registration: ObserverRegistration, query: QuerySpec)] = [:]
     var nextObserverID = 1
 
     init(database: Database, configuration: Configuration) {
@@ -203,6 +205,7 @@ final class Repo: @unchecked Sendable {
             case .cancel(let cancel):
                 guard let registration = cancel.registration as? ObserverRegistration else { continue }
                 observers[registration.handle] = nil
+                metadataObservers[registration.handle] = nil
                 let error = DatabaseError(status: WireStatus(rawValue: cancel.status), message: nil)
                 deliveries.append { registration.cancelled(error) }
             }
