@@ -41,9 +41,19 @@ public struct UserWriteRecord: Sendable {
 
 /// The user's pending writes, layered over server data so listeners see them at once and see the
 /// server's data again if a write is rejected.
+///
+/// The writes are indexed by id and by path: acknowledging, reverting and reading touch only the
+/// writes at, above and below the path concerned, so draining a long queue is linear in its
+/// length (Firebase's clients scan every pending write on each acknowledgement).
 public struct WriteTree: Sendable {
-    /// The pending writes in write-id order.
-    public private(set) var allWrites: [UserWriteRecord] = []
+    /// The pending writes by id.
+    private var records: [Int64: UserWriteRecord] = [:]
+    /// Pending write ids in increasing order from `head`; ids removed out of order stay until
+    /// the next compaction (their records are gone).
+    private var order: [Int64] = []
+    private var head = 0
+    /// The pending writes by the path they were made at.
+    private var byPath = WritePathIndex()
     /// The visible writes merged into one compound write.
     var visibleWrites = CompoundWrite.empty
     private var lastWriteId: Int64 = -1
@@ -51,25 +61,45 @@ public struct WriteTree: Sendable {
     /// An empty write tree.
     public init() {}
 
+    /// The pending writes in write-id order (O(n): for inspection and tests).
+    public var allWrites: [UserWriteRecord] { order[head...].compactMap { records[$0] } }
+
+    /// The number of pending writes.
+    public var count: Int { records.count }
+
     /// Records a set. Write ids must increase.
     public mutating func addOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool) {
         precondition(writeId > lastWriteId, "Stacking an older write on top of newer ones")
-        allWrites.append(UserWriteRecord(writeId: writeId, path: path, overwrite: node, merge: nil, visible: visible))
+        add(UserWriteRecord(writeId: writeId, path: path, overwrite: node, merge: nil, visible: visible))
         if visible { visibleWrites = visibleWrites.addingWrite(at: path, node) }
-        lastWriteId = writeId
     }
 
     /// Records an update (a merge of several paths). Write ids must increase.
     public mutating func addMerge(path: TreePath, children: [(path: TreePath, node: Node)], writeId: Int64) {
         precondition(writeId > lastWriteId, "Stacking an older merge on top of newer ones")
-        allWrites.append(UserWriteRecord(writeId: writeId, path: path, overwrite: nil, merge: children, visible: true))
+        add(UserWriteRecord(writeId: writeId, path: path, overwrite: nil, merge: children, visible: true))
         for child in children { visibleWrites = visibleWrites.addingWrite(at: path.appending(child.path), child.node) }
-        lastWriteId = writeId
+    }
+
+    private mutating func add(_ record: UserWriteRecord) {
+        records[record.writeId] = record
+        if let last = order.last, last > record.writeId {
+            // Below a settled id still in `order` (ids above every pending one are allowed again
+            // after a rebuild): keep `order` sorted.
+            order.insert(record.writeId, at: order[head...].firstIndex { $0 > record.writeId } ?? order.endIndex)
+        } else {
+            order.append(record.writeId)
+        }
+        byPath.insert(record.writeId, at: record.path)
+        lastWriteId = record.writeId
     }
 
     /// The pending write with `writeId`.
-    public func write(withId writeId: Int64) -> UserWriteRecord? {
-        allWrites.first { $0.writeId == writeId }
+    public func write(withId writeId: Int64) -> UserWriteRecord? { records[writeId] }
+
+    /// The pending writes made at, above or below `path`, in write-id order.
+    func writes(touching path: TreePath) -> [UserWriteRecord] {
+        byPath.ids(touching: path).sorted().compactMap { records[$0] }
     }
 
     /// Removes a write (acknowledged or reverted), in any order.
@@ -77,30 +107,35 @@ public struct WriteTree: Sendable {
     /// - Returns: whether listeners may see a difference (`false` when a later visible write
     ///   fully shadowed the removed one).
     public mutating func removeWrite(_ writeId: Int64) -> Bool {
-        guard let position = allWrites.firstIndex(where: { $0.writeId == writeId }) else {
+        guard let removed = records.removeValue(forKey: writeId) else {
             preconditionFailure("removeWrite called with a nonexistent write id \(writeId)")
         }
-        let removed = allWrites.remove(at: position)
-        var wasVisible = removed.visible
+        byPath.remove(writeId, at: removed.path)
+        dropSettledIds()
+        guard removed.visible else { return false }
+        // Only writes at, above or below the removed one's path can shadow it or share its data.
+        let related = writes(touching: removed.path)
         var overlaps = false
-        var index = allWrites.count - 1
-        while wasVisible && index >= 0 {
-            let current = allWrites[index]
-            if current.visible {
-                if index >= position && current.covers(removed.path) {
-                    wasVisible = false
-                } else if removed.path.contains(current.path) || current.overlaps(removed) {
-                    // Either we're covering some writes or they're covering part of us (depending
-                    // on which came first); the compound write merged them, so rebuild it.
-                    overlaps = true
-                }
+        // A write below an older write's leaf turned that leaf into an object in the compound
+        // write, so it changed data outside its own path: then it is never simply invisible.
+        let belowOlderWrite = related.contains { $0.visible && $0.writeId < writeId && $0.path != removed.path && $0.path.contains(removed.path) }
+        for current in related.reversed() where current.visible {
+            if current.writeId > writeId && current.covers(removed.path) && !belowOlderWrite { return false }
+            if removed.path.contains(current.path) || current.overlaps(removed) {
+                // Either we're covering some writes or they're covering part of us (depending
+                // on which came first); the compound write merged them, so rebuild its data at
+                // the removed write's path from the writes there.
+                overlaps = true
             }
-            index -= 1
         }
-        if !wasVisible { return false }
         if overlaps {
-            visibleWrites = WriteTree.layer(allWrites, at: .root) { $0.visible }
-            lastWriteId = allWrites.last?.writeId ?? -1
+            // Rebuild from the highest pending write at or above the path: a write below a leaf
+            // turned that leaf into an object in the compound write, which only the writes at the
+            // leaf's own path can undo.
+            let top = related.lazy.map(\.path).filter { $0.contains(removed.path) }.min { $0.depth < $1.depth } ?? removed.path
+            let layered = WriteTree.layer(top == removed.path ? related : writes(touching: top), at: top) { $0.visible }
+            visibleWrites = visibleWrites.removingWrite(at: top).addingWrites(at: top, layered)
+            lastWriteId = order[head...].last { records[$0] != nil } ?? -1
         } else if removed.overwrite != nil {
             visibleWrites = visibleWrites.removingWrite(at: removed.path)
         } else {
@@ -111,10 +146,27 @@ public struct WriteTree: Sendable {
         return true
     }
 
+    /// Forgets the ids at the front of `order` whose writes are gone, and compacts it when
+    /// most of it is gone.
+    private mutating func dropSettledIds() {
+        while head < order.count && records[order[head]] == nil { head += 1 }
+        if head == order.count {
+            order.removeAll(keepingCapacity: true)
+            head = 0
+        } else if order.count > 1024 && (order.count - records.count) * 2 > order.count {
+            // More than half of `order` is settled ids (before `head`, or removed out of order).
+            order = order[head...].filter { records[$0] != nil }
+            head = 0
+        }
+    }
+
     /// Removes every pending write.
     public mutating func removeAllWrites() -> [UserWriteRecord] {
         let writes = allWrites
-        allWrites = []
+        records = [:]
+        order = []
+        head = 0
+        byPath = WritePathIndex()
         visibleWrites = .empty
         return writes
     }
@@ -165,9 +217,8 @@ public struct WriteTree: Sendable {
         let merge = visibleWrites.childCompoundWrite(at: treePath)
         if !includeHiddenWrites && merge.isEmpty { return completeServerCache }
         if !includeHiddenWrites && completeServerCache == nil && !merge.hasCompleteWrite(at: .root) { return nil }
-        let layered = WriteTree.layer(allWrites, at: treePath) { write in
+        let layered = WriteTree.layer(writes(touching: treePath), at: treePath) { write in
             (write.visible || includeHiddenWrites) && !writeIds.contains(write.writeId)
-                && (write.path.contains(treePath) || treePath.contains(write.path))
         }
         return layered.apply(to: completeServerCache ?? .empty)
     }

@@ -38,7 +38,7 @@ extension Repo {
     var isConnected: Bool { info.node.immediateChild(InfoTree.connectedKey).leafValue == .bool(true) }
 
     /// The writes the server has not acknowledged (transactions in flight included).
-    var pendingWriteCount: Int { syncTree.pendingWrites.allWrites.count }
+    var pendingWriteCount: Int { syncTree.pendingWrites.count }
 
     /// Publishes the number of writes the server has not acknowledged (`/.info/pendingWrites`,
     /// `Database.pendingWriteCounts`) when it changed. Called by ``raise(_:)``, which every change
