@@ -11,10 +11,48 @@ import SyncProtocol
 struct WriterLedger {
     /// One client's record.
     struct Record: Equatable {
-        /// Applied sequence numbers at or above the client's last floor, ascending.
-        var applied: [Int64]
+        /// Applied sequence numbers at or above the client's last floor, as ascending disjoint
+        /// ranges: a queue's writes arrive in order, so a backlog of any length is one range and
+        /// each write costs O(1) to note and to store.
+        var applied: [ClosedRange<Int64>]
         /// When the last of them was applied (server milliseconds).
         var lastApplied: Int64
+
+        func contains(_ sequence: Int64) -> Bool {
+            // Ranges are few: the queue's run, plus one per transaction settled out of order.
+            applied.contains { $0.contains(sequence) }
+        }
+
+        /// Drops what lies below `floor`.
+        mutating func trim(below floor: Int64) {
+            while let first = applied.first, first.lowerBound < floor {
+                if first.upperBound < floor {
+                    applied.removeFirst()
+                } else {
+                    applied[0] = floor...first.upperBound
+                }
+            }
+        }
+
+        /// Adds `sequence`, joining it to its neighbours.
+        mutating func insert(_ sequence: Int64) {
+            if let last = applied.last, last.upperBound + 1 == sequence {
+                applied[applied.count - 1] = last.lowerBound...sequence
+                return
+            }
+            guard !contains(sequence) else { return }
+            var index = applied.firstIndex { $0.lowerBound > sequence } ?? applied.endIndex
+            applied.insert(sequence...sequence, at: index)
+            if index + 1 < applied.count, applied[index + 1].lowerBound == sequence + 1 {
+                applied[index] = sequence...applied[index + 1].upperBound
+                applied.remove(at: index + 1)
+            }
+            if index > 0, applied[index - 1].upperBound + 1 == sequence {
+                applied[index - 1] = applied[index - 1].lowerBound...applied[index].upperBound
+                applied.remove(at: index)
+                index -= 1
+            }
+        }
     }
 
     /// The setting name prefix of the records.
@@ -36,20 +74,16 @@ struct WriterLedger {
     /// Forgets what `stamp`'s client settled (below its floor) and says whether `stamp` was
     /// applied already.
     mutating func isDuplicate(_ stamp: WriteStamp) -> Bool {
-        guard var record = records[stamp.client] else { return false }
-        if let first = record.applied.first, first < stamp.floor {
-            record.applied.removeAll { $0 < stamp.floor }
-            records[stamp.client] = record
-        }
-        return record.applied.contains(stamp.sequence)
+        guard records[stamp.client] != nil else { return false }
+        records[stamp.client]!.trim(below: stamp.floor)
+        return records[stamp.client]!.contains(stamp.sequence)
     }
 
     /// Notes that `stamp` was applied at `now`; returns the setting that stores the record.
     mutating func noteApplied(_ stamp: WriteStamp, now: Int64) -> StoreSetting {
-        var record = records[stamp.client] ?? Record(applied: [], lastApplied: now)
-        record.applied.removeAll { $0 < stamp.floor }
-        let index = record.applied.firstIndex { $0 > stamp.sequence } ?? record.applied.endIndex
-        record.applied.insert(stamp.sequence, at: index)
+        var record = records.removeValue(forKey: stamp.client) ?? Record(applied: [], lastApplied: now)
+        record.trim(below: stamp.floor)
+        record.insert(stamp.sequence)
         record.lastApplied = max(record.lastApplied, now)
         records[stamp.client] = record
         return WriterLedger.setting(client: stamp.client, record)
@@ -57,7 +91,18 @@ struct WriterLedger {
 
     /// Takes back `stamp` (its write failed to commit after being applied in memory).
     mutating func forget(_ stamp: WriteStamp) {
-        records[stamp.client]?.applied.removeAll { $0 == stamp.sequence }
+        guard var record = records.removeValue(forKey: stamp.client) else { return }
+        var ranges: [ClosedRange<Int64>] = []
+        for range in record.applied {
+            guard range.contains(stamp.sequence) else {
+                ranges.append(range)
+                continue
+            }
+            if range.lowerBound < stamp.sequence { ranges.append(range.lowerBound...(stamp.sequence - 1)) }
+            if stamp.sequence < range.upperBound { ranges.append((stamp.sequence + 1)...range.upperBound) }
+        }
+        record.applied = ranges
+        records[stamp.client] = record
     }
 
     /// Drops records past their retention (or past ``maxRecords``) at most once an hour; returns
@@ -87,16 +132,45 @@ struct WriterLedger {
         for setting in settings { adopt(setting) }
     }
 
-    // Stored form: `<lastApplied> <seq> <seq> ...` in decimal ASCII.
+    // Stored form: `<lastApplied>` then ` <low>-<high>` per range (` <n>` for one number), in
+    // decimal ASCII.
 
     static func setting(client: String, _ record: Record) -> StoreSetting {
-        let text = ([record.lastApplied] + record.applied).map(String.init).joined(separator: " ")
+        var text = String(record.lastApplied)
+        for range in record.applied {
+            text += range.lowerBound == range.upperBound ? " \(range.lowerBound)" : " \(range.lowerBound)-\(range.upperBound)"
+        }
         return StoreSetting(name: settingPrefix + client, value: Array(text.utf8))
     }
 
     static func decode(_ bytes: [UInt8]) -> Record? {
-        let numbers = String(decoding: bytes, as: UTF8.self).split(separator: " ").compactMap { Int64($0) }
-        guard let lastApplied = numbers.first else { return nil }
-        return Record(applied: Array(numbers.dropFirst()).sorted(), lastApplied: lastApplied)
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
+        guard let first = fields.first, let lastApplied = Int64(first) else { return nil }
+        var record = Record(applied: [], lastApplied: lastApplied)
+        for field in fields.dropFirst() {
+            let bounds = field.split(separator: "-").compactMap { Int64($0) }
+            guard let low = bounds.first, let high = bounds.last, low <= high else { continue }
+            record.applied = WriterLedger.merging(record.applied, low...high)
+        }
+        return record
+    }
+
+    /// `ranges` with `range` added, merged into ascending disjoint ranges.
+    private static func merging(_ ranges: [ClosedRange<Int64>], _ range: ClosedRange<Int64>) -> [ClosedRange<Int64>] {
+        var result: [ClosedRange<Int64>] = []
+        var pending = range
+        var placed = false
+        for current in ranges {
+            if current.upperBound + 1 < pending.lowerBound {
+                result.append(current)
+            } else if pending.upperBound + 1 < current.lowerBound {
+                if !placed { result.append(pending); placed = true }
+                result.append(current)
+            } else {
+                pending = min(current.lowerBound, pending.lowerBound)...max(current.upperBound, pending.upperBound)
+            }
+        }
+        if !placed { result.append(pending) }
+        return result
     }
 }

@@ -143,4 +143,27 @@ struct ExactlyOnceTests {
         #expect(try await Self.value(database) == Node(.number(4)))
         try await database.close()
     }
+
+    @Test("The ledger keeps a client's applied stamps as ranges: a backlog is one range, whatever its length")
+    func ledgerRanges() {
+        var ledger = WriterLedger(retention: 1_000)
+        var setting = StoreSetting(name: "", value: [])
+        for sequence in 1...10_000 { setting = ledger.noteApplied(WriteStamp(client: "c", sequence: Int64(sequence), floor: 1), now: 5) }
+        #expect(String(decoding: setting.value, as: UTF8.self) == "5 1-10000")
+        // A transaction settled out of order, then the queue's floor moving past the run.
+        setting = ledger.noteApplied(WriteStamp(client: "c", sequence: 10_005, floor: 1), now: 6)
+        #expect(String(decoding: setting.value, as: UTF8.self) == "6 1-10000 10005")
+        setting = ledger.noteApplied(WriteStamp(client: "c", sequence: 10_002, floor: 9_000), now: 7)
+        #expect(String(decoding: setting.value, as: UTF8.self) == "7 9000-10000 10002 10005")
+        setting = ledger.noteApplied(WriteStamp(client: "c", sequence: 10_001, floor: 9_000), now: 7)
+        #expect(String(decoding: setting.value, as: UTF8.self) == "7 9000-10002 10005")
+        func applied(_ sequence: Int64) -> Bool { ledger.isDuplicate(WriteStamp(client: "c", sequence: sequence, floor: 9_000)) }
+        #expect(applied(9_500) && !applied(10_003))
+        ledger.forget(WriteStamp(client: "c", sequence: 9_500, floor: 9_000))
+        #expect(!applied(9_500) && applied(9_499) && applied(9_501))
+        // The stored form reads back as it was written.
+        let record = WriterLedger.decode(Array("7 9000-9499 9501-10002 10005".utf8))
+        #expect(record == WriterLedger.Record(applied: [9_000...9_499, 9_501...10_002, 10_005...10_005], lastApplied: 7))
+        #expect(WriterLedger.decode(Array("x".utf8)) == nil)
+    }
 }
