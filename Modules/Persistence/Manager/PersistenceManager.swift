@@ -237,11 +237,23 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     }
 
     private func hasActiveDefaultQuery(at path: TreePath) -> Bool {
-        tracked.values.contains { $0.isActive && $0.query.loadsAllData && $0.query.path.contains(path) }
+        defaultQuery(atOrAbove: path) { $0.isActive }
     }
 
     private func isCompleteLocked(at path: TreePath) -> Bool {
-        tracked.values.contains { $0.isComplete && $0.query.loadsAllData && $0.query.path.contains(path) }
+        defaultQuery(atOrAbove: path) { $0.isComplete }
+    }
+
+    /// Whether a tracked default query at `path` or above it satisfies `condition`: a lookup per
+    /// level (every acknowledged write outside a listener tracks a query of its own, so scanning
+    /// them all made draining a queue quadratic).
+    private func defaultQuery(atOrAbove path: TreePath, where condition: (TrackedQuery) -> Bool) -> Bool {
+        var keys = path.keys[...]
+        while true {
+            if let entry = tracked[.default(at: TreePath(keys: Array(keys)))], condition(entry) { return true }
+            guard !keys.isEmpty else { return false }
+            keys = keys.dropLast()
+        }
     }
 
     // MARK: - Size and pruning
