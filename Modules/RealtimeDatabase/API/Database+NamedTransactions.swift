@@ -24,11 +24,7 @@ extension Database {
         completion: (((any Error)?, Bool, DataSnapshot?) -> Void)? = nil
     ) {
         precondition(TransactionHandlers.isValidName(name), "A transaction name has 1 to 256 characters and no control characters: \(name.debugDescription)")
-        let restoredCompletion: TransactionRecord.Completion? = completion.map { block in
-            let box = UncheckedBox(block)
-            return { error, committed, snapshot in box.value(error, committed, snapshot) }
-        }
-        transactionHandlers.register(name, .init(handler: handler, restoredCompletion: restoredCompletion))
+        transactionHandlers.register(name, .init(handler: handler, restoredCompletion: TransactionRecord.completion(completion)))
         startedRepo?.resumeNamedTransactions()
     }
 }
@@ -47,10 +43,7 @@ extension DatabaseReference {
         named name: String, arguments: Any? = nil, andCompletionBlock completionBlock: (((any Error)?, Bool, DataSnapshot?) -> Void)? = nil
     ) {
         precondition(path.firstKey != .info, "Transactions are not allowed on /.info locations.")
-        let completion: TransactionRecord.Completion? = completionBlock.map { block in
-            let box = UncheckedBox(block)
-            return { error, committed, snapshot in box.value(error, committed, snapshot) }
-        }
+        let completion = TransactionRecord.completion(completionBlock)
         let node: Node
         do {
             node = try ValueConversion.node(from: arguments)
@@ -68,13 +61,7 @@ extension DatabaseReference {
         let box = UncheckedBox(arguments)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>) in
             runTransaction(named: name, arguments: box.value) { error, committed, snapshot in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let snapshot {
-                    continuation.resume(returning: (committed, snapshot))
-                } else {
-                    continuation.resume(throwing: DatabaseError(.disconnected, "The transaction ended without its data."))
-                }
+                DatabaseReference.resume(continuation, error: error, committed: committed, snapshot: snapshot)
             }
         }
     }

@@ -25,11 +25,7 @@ extension DatabaseReference {
         withLocalEvents localEvents: Bool
     ) {
         precondition(path.firstKey != .info, "Transactions are not allowed on /.info locations.")
-        let completion: TransactionRecord.Completion? = completionBlock.map { block in
-            let box = UncheckedBox(block)
-            return { error, committed, snapshot in box.value(error, committed, snapshot) }
-        }
-        database.repo.startTransaction(at: path, update: block, completion: completion, applyLocally: localEvents)
+        database.repo.startTransaction(at: path, update: block, completion: TransactionRecord.completion(completionBlock), applyLocally: localEvents)
     }
 
     /// Runs a transaction and returns whether it committed and the final data.
@@ -38,15 +34,22 @@ extension DatabaseReference {
     public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (Bool, DataSnapshot) {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>) in
             runTransactionBlock(block, andCompletionBlock: { error, committed, snapshot in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else if let snapshot {
-                    continuation.resume(returning: (committed, snapshot))
-                } else {
-                    // Never a made-up empty snapshot: without data there is an error to report.
-                    continuation.resume(throwing: DatabaseError(.disconnected, "The transaction ended without its data."))
-                }
+                DatabaseReference.resume(continuation, error: error, committed: committed, snapshot: snapshot)
             }, withLocalEvents: true)
+        }
+    }
+
+    /// Ends an async transaction call with a transaction's outcome as its completion block hears it.
+    static func resume(
+        _ continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>, error: (any Error)?, committed: Bool, snapshot: DataSnapshot?
+    ) {
+        if let error {
+            continuation.resume(throwing: error)
+        } else if let snapshot {
+            continuation.resume(returning: (committed, snapshot))
+        } else {
+            // Never a made-up empty snapshot: without data there is an error to report.
+            continuation.resume(throwing: DatabaseError(.disconnected, "The transaction ended without its data."))
         }
     }
 }

@@ -14,6 +14,13 @@ final class TransactionRecord {
     typealias Update = (MutableData) -> TransactionResult
     typealias Completion = @Sendable (DatabaseError?, Bool, DataSnapshot?) -> Void
 
+    /// An app's completion block as the client calls it (on the callback queue).
+    static func completion(_ block: (((any Error)?, Bool, DataSnapshot?) -> Void)?) -> Completion? {
+        guard let block else { return nil }
+        let box = UncheckedBox(block)
+        return { error, committed, snapshot in box.value(error, committed, snapshot) }
+    }
+
     /// The most compare-and-set attempts (the Firebase clients' limit).
     static let maxRetries = 25
 
