@@ -40,18 +40,7 @@ struct WriterLedger {
                 applied[applied.count - 1] = last.lowerBound...sequence
                 return
             }
-            guard !contains(sequence) else { return }
-            var index = applied.firstIndex { $0.lowerBound > sequence } ?? applied.endIndex
-            applied.insert(sequence...sequence, at: index)
-            if index + 1 < applied.count, applied[index + 1].lowerBound == sequence + 1 {
-                applied[index] = sequence...applied[index + 1].upperBound
-                applied.remove(at: index + 1)
-            }
-            if index > 0, applied[index - 1].upperBound + 1 == sequence {
-                applied[index - 1] = applied[index - 1].lowerBound...applied[index].upperBound
-                applied.remove(at: index)
-                index -= 1
-            }
+            applied = WriterLedger.merging(applied, sequence...sequence)
         }
     }
 
