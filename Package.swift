@@ -290,7 +290,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: module("RealtimeServer")
+            path: module("RealtimeServer"),
+            resources: [.copy("Console")]
         ),
         .testTarget(
             name: "RealtimeServerTests",

@@ -56,6 +56,10 @@ struct RESTResponder: HTTPResponder {
             }
         }
         let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
+        if ConsoleResponder.owns(rawPath) {
+            let console = ConsoleResponder(configuration: configuration, activity: activity, verifier: verifier)
+            return try await console.respond(path: rawPath, method: method, credential: RESTResponder.credential(request, query), query: query)
+        }
         if rawPath == "/.ws" {
             // Not upgraded: say why (the namespace's error, or a missing upgrade).
             let database = try await registry.lease(for: query["ns"], within: configuration.handshakeTimeout)
@@ -201,12 +205,17 @@ struct RESTResponder: HTTPResponder {
         }
         let (activity, registry) = (self.activity, self.registry)
         activity.eventStreamOpened()
+        let record = activity.directory.open(
+            transport: .eventStream, namespace: database.name, remoteAddress: channel.remoteAddress.map(ConnectionSummary.address),
+            path: path.description, caller: caller)
+        record.update(caller: caller, listens: 1, onDisconnectWrites: 0)
         // At shutdown the client hears `retry` (reconnect in a second) in a final event, then the stream ends.
         let departure = activity.onShutdown(polite: { subscriber.depart() })
         outbox.onTermination {
             keepAlive.cancel()
             activity.eventStreamClosed()
             activity.withdraw(departure)
+            record.close()
             Task {
                 await database.unlisten(subscriber, path: path, params: params, tag: nil)
                 await registry.release(database)

@@ -11,6 +11,8 @@ public final class ServerActivity: Sendable {
     private let nextDeparture = Atomic<Int>(0)
     /// The server-wide cap on queued outbound bytes, and how much of it is in use.
     public let outbound: OutboundBudget
+    /// The WebSockets and event streams open now, with who and what each holds.
+    public let directory = ConnectionDirectory()
 
     init(maxQueuedBytesTotal: Int) {
         outbound = OutboundBudget(limit: maxQueuedBytesTotal)

@@ -14,6 +14,8 @@ enum WebSocketConnection {
         host: String, configuration: ServerConfiguration, activity: ServerActivity, verifier: TokenVerifier, logger: Logger
     ) async {
         activity.webSocketOpened()
+        let record = activity.directory.open(
+            transport: .webSocket, namespace: database.name, remoteAddress: channel.remoteAddress.map(ConnectionSummary.address), caller: .anonymous)
         // At shutdown the client gets a close frame ("going away"); it reconnects with backoff.
         let departure = activity.onShutdown(polite: {
             Task { try? await outbound.close(.goingAway, reason: "The server is shutting down.") }
@@ -21,6 +23,7 @@ enum WebSocketConnection {
         defer {
             activity.withdraw(departure)
             activity.webSocketClosed()
+            record.close()
         }
         // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) {
@@ -50,12 +53,18 @@ enum WebSocketConnection {
                     outbox.didWrite(message)
                 }
             }
+            var recorded = Holdings(caller: .anonymous, listens: 0, onDisconnect: 0)
             do {
                 for try await message in inbound.messages(maxSize: WireLimits.maxMessageBytes) {
                     if outbox.overflowed { break }
                     switch message {
                     case .text(let text):
                         await session.receive(text)
+                        let holds = Holdings(caller: session.caller, listens: session.listenCount, onDisconnect: session.onDisconnectCount)
+                        if holds != recorded {
+                            recorded = holds
+                            record.update(caller: holds.caller, listens: holds.listens, onDisconnectWrites: holds.onDisconnect)
+                        }
                     case .binary:
                         outbox.enqueue(ServerMessage.error("Binary messages are not part of the protocol; send JSON text."))
                     }
@@ -66,5 +75,12 @@ enum WebSocketConnection {
             await session.end()
             outbox.finish()
         }
+    }
+
+    /// What the connection directory shows of a session, compared to skip unchanged updates.
+    private struct Holdings: Equatable {
+        let caller: Caller
+        let listens: Int
+        let onDisconnect: Int
     }
 }

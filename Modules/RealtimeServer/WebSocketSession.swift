@@ -86,6 +86,10 @@ struct WebSocketSession {
     /// Who the rules see making this connection's requests: set by `auth`, back to
     /// unauthenticated by `unauth`, a rejected token, or the token's expiry.
     private(set) var caller: Caller = .anonymous
+    /// How many listens the connection holds.
+    var listenCount: Int { listens.count }
+    /// How many onDisconnect writes the server holds for the connection.
+    var onDisconnectCount: Int { onDisconnect.operations.count }
     /// Ends the current authentication when its token expires.
     private var expiryTask: Task<Void, Never>?
 
