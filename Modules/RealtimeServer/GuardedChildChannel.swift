@@ -2,10 +2,12 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Wraps the server's child channel (HTTP/1 with WebSocket upgrade) so every connection starts
 /// with a ``ConnectionGuard`` in front of the HTTP stack and an ``HTTPParseErrorResponder`` right
-/// after its decoder.
+/// after its decoder; with `tls`, TLS comes first, so the guard counts and answers in plaintext
+/// HTTP (its 408, 431 and 503 answers are encrypted like any other).
 struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
@@ -13,11 +15,19 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     let activity: ServerActivity
     let limits: ConnectionGuard.Limits
     let warnings: LimitWarnings
+    let tls: NIOSSLContext?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
-            try channel.pipeline.syncOperations.addHandler(
-                ConnectionGuard(activity: activity, limits: limits, warnings: warnings), position: .first)
+            let operations = channel.pipeline.syncOperations
+            let connectionGuard = ConnectionGuard(activity: activity, limits: limits, warnings: warnings)
+            if let tls {
+                let encryption = NIOSSLServerHandler(context: tls)
+                try operations.addHandler(encryption, position: .first)
+                try operations.addHandler(connectionGuard, position: .after(encryption))
+            } else {
+                try operations.addHandler(connectionGuard, position: .first)
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 public import Logging
 import SecurityRules
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 public import Persistence
 public import ServiceLifecycle
@@ -98,8 +99,10 @@ public final class RealtimeServer: Service, Sendable {
         let stores: NamespaceStores
         let lock: DataDirectoryLock
         let verifier: TokenVerifier
+        let tls: NIOSSLContext?
         do {
             try checkRules()
+            tls = try configuration.tls.map(RealtimeServer.tlsContext)
             verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly)
             stores = try storeProvider.map { .provided($0) } ?? .embedded(try backends.backend(named: configuration.backend))
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
@@ -122,7 +125,8 @@ public final class RealtimeServer: Service, Sendable {
         let connectionLimits = ConnectionGuard.Limits(
             maxConnections: maxConnections, headerTimeout: configuration.headerTimeout, maxHeaderBytes: configuration.maxHeaderBytes)
         let listeners = Listeners(
-            registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling, verifier: verifier)
+            registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling, verifier: verifier,
+            tls: tls)
         if configuration.isLoopbackOnly {
             logger.notice("admin token 'owner' is accepted: the server is bound to loopback only")
         } else {
@@ -157,6 +161,33 @@ public final class RealtimeServer: Service, Sendable {
         let warnings: LimitWarnings
         let descriptorCeiling: Int
         let verifier: TokenVerifier
+        let tls: NIOSSLContext?
+    }
+
+    /// The TLS context for `files`; an error names the file that could not be used.
+    private static func tlsContext(_ files: TLSFiles) throws -> NIOSSLContext {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        } catch {
+            throw ServerError(.invalidArgument, "Cannot read a PEM certificate chain from \(files.certificateChainPath): \(error)")
+        }
+        guard !chain.isEmpty else {
+            throw ServerError(.invalidArgument, "\(files.certificateChainPath) holds no PEM certificate.")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        } catch {
+            throw ServerError(.invalidArgument, "Cannot read a PEM private key from \(files.privateKeyPath): \(error)")
+        }
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        tls.applicationProtocols = ["http/1.1"]
+        do {
+            return try NIOSSLContext(configuration: tls)
+        } catch {
+            throw ServerError(.invalidArgument, "The TLS certificate and key do not make a usable TLS setup (does the key match the certificate?): \(error)")
+        }
     }
 
     private func serve(hosts: [String], listeners: Listeners) async throws {
@@ -237,7 +268,7 @@ public final class RealtimeServer: Service, Sendable {
             GuardedChildChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: httpResponder, configuration: channelConfiguration, shouldUpgrade: shouldUpgrade),
-                activity: activity, limits: listeners.limits, warnings: listeners.warnings)
+                activity: activity, limits: listeners.limits, warnings: listeners.warnings, tls: listeners.tls)
         }
         return Application(
             responder: responder,

@@ -59,6 +59,8 @@ public struct ServerConfiguration: Sendable {
     public var maxListensPerConnection: Int
     /// The most bytes of onDisconnect writes one WebSocket connection may hold.
     public var maxOnDisconnectBytesPerConnection: Int
+    /// The certificate and key to serve TLS with (`https://`, `wss://`); nil serves plain HTTP.
+    public var tls: TLSFiles?
     /// How long a graceful shutdown waits for clients after telling them to go (event streams get
     /// a final event, WebSockets a close frame); then the rest are cut off.
     public var shutdownTimeout: Duration
@@ -96,6 +98,9 @@ public struct ServerConfiguration: Sendable {
         self.shutdownTimeout = shutdownTimeout
     }
 
+    /// `https` when the server speaks TLS, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
+
     /// The addresses to bind for ``host``.
     var bindHosts: [String] {
         host == "localhost" ? ["127.0.0.1", "::1"] : [host]
@@ -104,5 +109,20 @@ public struct ServerConfiguration: Sendable {
     /// Whether every bound address is a loopback address, so only this machine can connect.
     public var isLoopbackOnly: Bool {
         bindHosts.allSatisfy { $0 == "::1" || $0.hasPrefix("127.") }
+    }
+}
+
+/// The PEM files a TLS server presents: its certificate chain (the server's certificate first,
+/// then any intermediates) and the private key.
+public struct TLSFiles: Sendable, Hashable {
+    /// The certificate chain, PEM.
+    public var certificateChainPath: String
+    /// The private key, PEM (RSA or EC, unencrypted).
+    public var privateKeyPath: String
+
+    /// Files for a TLS server.
+    public init(certificateChainPath: String, privateKeyPath: String) {
+        self.certificateChainPath = certificateChainPath
+        self.privateKeyPath = privateKeyPath
     }
 }

@@ -1,5 +1,6 @@
 import HummingbirdWSClient
 public import Logging
+import NIOSSL
 import SyncProtocol
 
 /// Connects over WebSocket (HummingbirdWSClient), with TLS when the endpoint is secure.
@@ -7,15 +8,46 @@ public struct WebSocketTransport: Transport {
     /// The largest WebSocket frame or message accepted from the server, in bytes.
     public var maxFrameSize: Int = 1 << 24
     private let logger: Logger
+    /// How secure endpoints are verified; nil uses the system's trust roots.
+    private let tlsConfiguration: TLSConfiguration?
 
-    /// Makes a transport that logs through `logger`.
+    /// Makes a transport that logs through `logger` and trusts the system's certificate authorities.
     public init(logger: Logger = Logger(label: "rtdb.transport")) {
         self.logger = logger
+        tlsConfiguration = nil
+    }
+
+    /// Makes a transport that trusts only the certificates in `trustedCertificatesPEM` (PEM text
+    /// holding one or more certificates: a private certificate authority, or a self-signed
+    /// server's own certificate) for `wss://` endpoints. The server's name is still checked
+    /// against its certificate.
+    ///
+    /// - Throws: ``TrustedCertificatesError`` when the text holds no readable PEM certificate.
+    public init(trustedCertificatesPEM: String, logger: Logger = Logger(label: "rtdb.transport")) throws(TrustedCertificatesError) {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(trustedCertificatesPEM.utf8))
+        } catch {
+            throw TrustedCertificatesError(reason: "\(error)")
+        }
+        guard !certificates.isEmpty else { throw TrustedCertificatesError(reason: "no PEM certificate found") }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates(certificates)
+        self.logger = logger
+        tlsConfiguration = configuration
     }
 
     /// Opens a WebSocket to `endpoint`'s ``ConnectionEndpoint/webSocketURL(lastSessionID:)``.
     public func connect(to endpoint: ConnectionEndpoint, lastSessionID: String?) async throws -> any TransportConnection {
         try await WebSocketTransportConnection.open(
-            url: endpoint.webSocketURL(lastSessionID: lastSessionID), maxFrameSize: maxFrameSize, logger: logger)
+            url: endpoint.webSocketURL(lastSessionID: lastSessionID), maxFrameSize: maxFrameSize,
+            tlsConfiguration: endpoint.secure ? tlsConfiguration : nil, logger: logger)
     }
+}
+
+/// Trusted certificates that could not be read.
+public struct TrustedCertificatesError: Error, CustomStringConvertible {
+    /// Why.
+    public let reason: String
+    public var description: String { "the trusted certificates are not readable PEM: \(reason)" }
 }

@@ -1,6 +1,7 @@
 import SyncProtocol
 import HummingbirdWSClient
 import Logging
+import NIOSSL
 
 /// One WebSocket opened by ``WebSocketTransport``.
 ///
@@ -34,14 +35,18 @@ final class WebSocketTransportConnection: TransportConnection {
     }
 
     /// Connects to `url`; returns once the WebSocket is open.
-    static func open(url: String, maxFrameSize: Int, logger: Logger) async throws -> WebSocketTransportConnection {
+    static func open(
+        url: String, maxFrameSize: Int, tlsConfiguration: TLSConfiguration?, logger: Logger
+    ) async throws -> WebSocketTransportConnection {
         let (frames, frameSink) = AsyncThrowingStream<String, any Error>.makeStream()
         let (closeSignal, closeRequest) = AsyncStream<Void>.makeStream()
         let opened = OneShotPromise<WebSocketOutboundWriter>()
         let configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameSize)
         let task = Task {
             do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(
+                    url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
+                ) { inbound, outbound, _ in
                     // Nobody waits any more (timed out or cancelled): close at once.
                     guard opened.fulfill(.success(outbound)) else { return }
                     await withTaskGroup(of: Void.self) { group in

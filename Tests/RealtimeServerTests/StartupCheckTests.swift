@@ -60,4 +60,25 @@ struct StartupCheckTests {
         goodTask.cancel()
         _ = await goodTask.result
     }
+
+    @Test("A TLS certificate or key that cannot be used stops the start, naming the file")
+    func unusableTLSFiles() async throws {
+        let directory = NSTemporaryDirectory() + "rtdb-tls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let garbage = directory + "/garbage.pem"
+        try "not a certificate".write(toFile: garbage, atomically: true, encoding: .utf8)
+        for files in [TLSFiles(certificateChainPath: garbage, privateKeyPath: garbage),
+                      TLSFiles(certificateChainPath: directory + "/missing.pem", privateKeyPath: garbage)] {
+            var logger = Logger(label: "test-server")
+            logger.logLevel = .critical
+            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory + "/data", backend: "memory", logLevel: .critical)
+            configuration.tls = files
+            let server = RealtimeServer(configuration: configuration, backends: TestServer.backends, logger: logger)
+            let task = Task { try await server.run() }
+            await #expect(throws: (any Error).self) { _ = try await server.port() }
+            let error = await task.result
+            #expect("\(error)".contains(files.certificateChainPath), "\(error)")
+        }
+    }
 }

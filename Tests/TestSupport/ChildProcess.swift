@@ -110,9 +110,9 @@ public final class ServerProcess: @unchecked Sendable {
                 executable: try builtExecutable(named: "rtdb-server"),
                 arguments: ["--host", "127.0.0.1", "--port", "\(port)", "--backend", backend, "--data-dir", directory, "--log-level", "error"] + extra)
             do {
-                try await child.waitForOutput("listening on http://127.0.0.1:")
+                try await child.waitForOutput("://127.0.0.1:")
                 let text = child.output
-                let range = text.range(of: "listening on http://127.0.0.1:")!
+                let range = text.range(of: "://127.0.0.1:")!
                 return (child, Int(text[range.upperBound...].prefix { $0.isNumber })!)
             } catch {
                 // The port may still be held by the previous process for a moment: try again.

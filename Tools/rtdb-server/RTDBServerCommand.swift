@@ -50,6 +50,12 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "The audience (aud) user tokens must name.")
     var authAudience: String?
 
+    @Option(help: "A PEM certificate chain to serve TLS with (https://, wss://); needs --tls-key.")
+    var tlsCert: String?
+
+    @Option(help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -111,6 +117,9 @@ struct RTDBServerCommand: AsyncParsableCommand {
             ("--ws-ping-interval", wsPingInterval),
         ] where !(seconds > 0 && seconds <= 86_400) {
             throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(seconds)")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ValidationError("--tls-cert and --tls-key go together: give both, or neither for plain HTTP")
         }
         guard writerRetentionDays > 0 && writerRetentionDays <= 3650 else {
             throw ValidationError("--writer-retention-days must be above 0 and at most 3650, not \(writerRetentionDays)")
@@ -176,6 +185,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
             maxOpenNamespaces: maxOpenNamespaces, maxListensPerConnection: maxListensPerConnection,
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         configuration.auth = auth
+        if let tlsCert, let tlsKey { configuration.tls = TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey) }
         configuration.webSocketPingInterval = .seconds(wsPingInterval)
         configuration.exactlyOnceWrites = exactlyOnce
         configuration.writerRetention = .seconds(writerRetentionDays * 24 * 3600)
@@ -204,7 +214,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         let server = RealtimeServer(configuration: configuration, backends: backends, storeProvider: provider, logger: logger)
         let announcer = Task {
             guard let port = try? await server.port() else { return }
-            let line = "rtdb-server listening on http://\(host):\(port) (backend \(backend), data in \(dataDir); namespaces via ?ns=, default \(defaultNamespace))\n"
+            let line = "rtdb-server listening on \(configuration.scheme)://\(host):\(port) (backend \(backend), data in \(dataDir); namespaces via ?ns=, default \(defaultNamespace))\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
         defer { announcer.cancel() }

@@ -134,6 +134,21 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Trusts only the certificates in `pem` (one or more PEM certificates: a private certificate
+    /// authority, or a self-signed server's own certificate) when connecting to an `https://`
+    /// database, instead of the system's certificate authorities. Set before first use.
+    ///
+    /// - Throws: ``DatabaseError`` with code `invalidArgument` when `pem` holds no readable certificate.
+    public func useTrustedCertificates(pem: String) throws(DatabaseError) {
+        let transport: WebSocketTransport
+        do {
+            transport = try WebSocketTransport(trustedCertificatesPEM: pem)
+        } catch {
+            throw DatabaseError(.invalidArgument, "useTrustedCertificates: \(error)")
+        }
+        setting("useTrustedCertificates") { self.transport = transport }
+    }
+
     /// Makes a storage backend available to ``persistenceBackendName`` (for example `LMDBStore.lmdb`
     /// from the `PersistenceLMDB` product).
     public static func registerPersistenceBackend(_ backend: StorageBackend) {
