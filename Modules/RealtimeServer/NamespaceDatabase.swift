@@ -21,6 +21,8 @@ public actor NamespaceDatabase {
     public nonisolated let name: String
     let store: any ServerStore
     let clock: @Sendable () -> Int64
+    /// Where commits and rule denials are counted (the server's metrics), if anywhere.
+    private let metrics: ServerMetrics?
     private let commitQueue: DispatchQueue
     var root: Node
     var durableRoot: Node
@@ -92,6 +94,14 @@ public actor NamespaceDatabase {
     /// - Throws: the store's errors, or ``RulesError`` when `defaultRules` does not compile.
     public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
                 defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention) throws {
+        try self.init(name: name, store: store, clock: clock, defaultRules: defaultRules, writerRetention: writerRetention, metrics: nil)
+    }
+
+    /// A namespace that counts its commits and rule denials in `metrics`.
+    init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
+         defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention,
+         metrics: ServerMetrics?) throws {
+        self.metrics = metrics
         self.name = name
         self.store = store
         self.clock = clock
@@ -148,7 +158,10 @@ public actor NamespaceDatabase {
 
     /// Throws `permissionDenied` unless `caller` may read `path` with `params`.
     public func authorizeRead(_ path: TreePath, params: QueryParams, as caller: Caller) throws(ServerError) {
-        guard mayRead(path, params: params, as: caller) else { throw ServerError(.permissionDenied, "Permission denied") }
+        guard mayRead(path, params: params, as: caller) else {
+            metrics?.denied("read")
+            throw ServerError(.permissionDenied, "Permission denied")
+        }
     }
 
     private func mayRead(_ path: TreePath, params: QueryParams, as caller: Caller) -> Bool {
@@ -274,6 +287,7 @@ public actor NamespaceDatabase {
         }
         // The rules before the hash: a stale answer would tell a caller who may not write what is there.
         guard allows(resolved, before: old, as: caller, now: serverTime) else {
+            metrics?.denied("write")
             return .refused(.failed(ServerError(.permissionDenied, "Permission denied")))
         }
         if case .hash(let expected)? = condition {
@@ -518,11 +532,13 @@ public actor NamespaceDatabase {
 
     /// Runs the blocking store commit on this namespace's own queue, off the cooperative pool.
     private func commitOffActor(_ change: StoreChange) async -> (any Error)? {
-        let store = self.store
+        let (store, metrics) = (self.store, self.metrics)
         return await withCheckedContinuation { continuation in
             commitQueue.async {
                 do {
+                    let start = ContinuousClock.now
                     try store.commit(change)
+                    metrics?.storeCommit.recordInterval(since: start)
                     continuation.resume(returning: nil)
                 } catch {
                     continuation.resume(returning: error)

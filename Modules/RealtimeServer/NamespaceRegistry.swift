@@ -28,7 +28,10 @@ actor NamespaceRegistry {
         var lastUsed: UInt64
     }
 
-    init(configuration: ServerConfiguration, stores: NamespaceStores, logger: Logger, warnings: LimitWarnings) {
+    private let metrics: ServerMetrics?
+
+    init(configuration: ServerConfiguration, stores: NamespaceStores, logger: Logger, warnings: LimitWarnings, metrics: ServerMetrics? = nil) {
+        self.metrics = metrics
         self.configuration = configuration
         self.stores = stores
         self.logger = logger
@@ -66,12 +69,13 @@ actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (stores, rules, logger, writerRetention) = (self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention)
+            let (stores, rules, logger, writerRetention, metrics) = (
+                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
                 return try await NamespaceRegistry.openOffPool(
-                    name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, logger: logger)
+                    name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -156,7 +160,8 @@ actor NamespaceRegistry {
 
     /// Opens a namespace's store and loads its tree on a dispatch thread.
     private static func openOffPool(
-        name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, logger: Logger
+        name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, metrics: ServerMetrics?,
+        logger: Logger
     ) async throws -> NamespaceDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -169,7 +174,8 @@ actor NamespaceRegistry {
                     case .provided(let provider):
                         store = try provider.openStore(namespace: name)
                     }
-                    let database = try NamespaceDatabase(name: name, store: store, defaultRules: rules, writerRetention: writerRetention)
+                    let database = try NamespaceDatabase(
+                        name: name, store: store, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
                     if let problem = database.rulesProblemAtOpen {
                         logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
                                      metadata: ["namespace": "\(name)", "error": "\(problem)"])

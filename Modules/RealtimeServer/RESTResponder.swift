@@ -26,7 +26,42 @@ struct RESTResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         if request.method == .options { return CrossOrigin.preflight(request) }
-        return CrossOrigin.allowing(await answer(request, channel: context.channel))
+        let start = ContinuousClock.now
+        let response = CrossOrigin.allowing(await answer(request, channel: context.channel))
+        record(request, response, since: start, channel: context.channel)
+        return response
+    }
+
+    /// Counts a data request in the metrics and writes its access log line.
+    private func record(_ request: Request, _ response: Response, since start: ContinuousClock.Instant, channel: any Channel) {
+        let path = request.uri.path
+        let status = response.status.code
+        if path.hasSuffix(".json") && !path.hasPrefix("/.settings/") {
+            let metrics = activity.metrics
+            switch request.method {
+            case .get where response.headers[.contentType] != "text/event-stream":
+                metrics.read(.rest)
+            case .put, .patch, .post, .delete:
+                let result: ServerMetrics.WriteResult =
+                    switch status {
+                    case 200, 204: .ok
+                    case 401: .denied
+                    case 412: .stale
+                    default: .failed
+                    }
+                metrics.wrote(.rest, result, since: start)
+            default:
+                break
+            }
+        }
+        let elapsed = start.duration(to: .now)
+        logger.log(level: configuration.accessLogLevel, "http", metadata: [
+            "method": "\(request.method.rawValue)", "path": "\(path)",
+            "namespace": "\(request.uri.queryParameters["ns"].map(String.init) ?? configuration.defaultNamespace)",
+            "status": "\(status)", "bytes": "\(response.body.contentLength.map(String.init) ?? "stream")",
+            "ms": "\(String(format: "%.1f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15))",
+            "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+        ])
     }
 
     /// The answer to a request, errors included.
@@ -56,6 +91,10 @@ struct RESTResponder: HTTPResponder {
             }
         }
         let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
+        if OperationsResponder.paths.contains(rawPath) {
+            let operations = OperationsResponder(configuration: configuration, activity: activity, verifier: verifier, registry: registry)
+            return try await operations.respond(path: rawPath, method: method, credential: RESTResponder.credential(request, query))
+        }
         if ConsoleResponder.owns(rawPath) {
             let console = ConsoleResponder(configuration: configuration, activity: activity, verifier: verifier)
             return try await console.respond(path: rawPath, method: method, credential: RESTResponder.credential(request, query), query: query)
@@ -190,8 +229,11 @@ struct RESTResponder: HTTPResponder {
     /// (noticed at once, by ``ClientGoneHandler``), the stream is cancelled, or the client reads
     /// too slowly for the outbox's caps. Then the listen is removed and the queue freed.
     private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams, caller: Caller, channel: any Channel) async -> Response {
-        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) { [logger] in
-            logger.warning("ending an event stream whose client reads too slowly", metadata: ["namespace": "\(database.name)"])
+        let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) { [logger, metrics = activity.metrics] in
+            logger.warning("ending an event stream whose client reads too slowly", metadata: [
+                "namespace": "\(database.name)", "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+            ])
+            metrics.slowClientDisconnected(.rest)
             channel.close(promise: nil)
         }
         let subscriber = EventStreamSubscriber(outbox: outbox)
@@ -209,6 +251,7 @@ struct RESTResponder: HTTPResponder {
             transport: .eventStream, namespace: database.name, remoteAddress: channel.remoteAddress.map(ConnectionSummary.address),
             path: path.description, caller: caller)
         record.update(caller: caller, listens: 1, onDisconnectWrites: 0)
+        activity.metrics.listenAdded(.rest)
         // At shutdown the client hears `retry` (reconnect in a second) in a final event, then the stream ends.
         let departure = activity.onShutdown(polite: { subscriber.depart() })
         outbox.onTermination {
@@ -216,6 +259,7 @@ struct RESTResponder: HTTPResponder {
             activity.eventStreamClosed()
             activity.withdraw(departure)
             record.close()
+            activity.metrics.listenRemoved(.rest)
             Task {
                 await database.unlisten(subscriber, path: path, params: params, tag: nil)
                 await registry.release(database)

@@ -113,7 +113,8 @@ public final class RealtimeServer: Service, Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let warnings = LimitWarnings(logger: logger)
-        let registry = NamespaceRegistry(configuration: configuration, stores: stores, logger: logger, warnings: warnings)
+        let registry = NamespaceRegistry(
+            configuration: configuration, stores: stores, logger: logger, warnings: warnings, metrics: activity.metrics)
         let limits = ResourceLimits.current()
         let maxConnections = configuration.maxConnections
             ?? limits.defaultMaxConnections(openNamespaces: configuration.maxOpenNamespaces)

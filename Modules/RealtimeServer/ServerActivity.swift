@@ -9,10 +9,13 @@ public final class ServerActivity: Sendable {
     private let eventStreams = Atomic<Int>(0)
     private let departures = Mutex<[Int: Departure]>([:])
     private let nextDeparture = Atomic<Int>(0)
+    private let shuttingDown = Atomic<Bool>(false)
     /// The server-wide cap on queued outbound bytes, and how much of it is in use.
     public let outbound: OutboundBudget
     /// The WebSockets and event streams open now, with who and what each holds.
     public let directory = ConnectionDirectory()
+    /// The server's metrics, served at `/metrics`.
+    let metrics = ServerMetrics()
 
     init(maxQueuedBytesTotal: Int) {
         outbound = OutboundBudget(limit: maxQueuedBytesTotal)
@@ -22,11 +25,16 @@ public final class ServerActivity: Sendable {
     public var openConnections: Int { connections.load(ordering: .relaxed) }
     /// Open WebSocket connections.
     public var openWebSockets: Int { webSockets.load(ordering: .relaxed) }
+    /// Whether a graceful shutdown has begun.
+    public var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
     /// Open REST event streams.
     public var openEventStreams: Int { eventStreams.load(ordering: .relaxed) }
 
     /// Counts a new connection; returns how many are open with it.
-    func connectionOpened() -> Int { connections.add(1, ordering: .relaxed).newValue }
+    func connectionOpened() -> Int {
+        metrics.connectionAccepted()
+        return connections.add(1, ordering: .relaxed).newValue
+    }
     func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
     func webSocketOpened() { webSockets.add(1, ordering: .relaxed) }
     func webSocketClosed() { webSockets.subtract(1, ordering: .relaxed) }
@@ -50,6 +58,7 @@ public final class ServerActivity: Sendable {
     /// Asks every long-lived client to go now, and cuts off every connection still open after
     /// `deadline`.
     func beginShutdown(deadline: Duration) {
+        shuttingDown.store(true, ordering: .relaxed)
         let polite = departures.withLock { $0.values.compactMap(\.polite) }
         for depart in polite { depart() }
         Task { [self] in

@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     public var auth = AuthConfiguration()
     /// The log level.
     public var logLevel: Logger.Level
+    /// The level access log lines are logged at (one per HTTP request, one per WebSocket connect
+    /// and close): they show when it is at or above ``logLevel``.
+    public var accessLogLevel: Logger.Level = .info
     /// How long a new connection may take to send its first request's head (line and headers);
     /// then it is answered 408 (or closed, if it sent nothing).
     public var headerTimeout: Duration

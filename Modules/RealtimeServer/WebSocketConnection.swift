@@ -14,6 +14,10 @@ enum WebSocketConnection {
         host: String, configuration: ServerConfiguration, activity: ServerActivity, verifier: TokenVerifier, logger: Logger
     ) async {
         activity.webSocketOpened()
+        let opened = ContinuousClock.now
+        let peer = channel.remoteAddress.map(ConnectionSummary.address) ?? "?"
+        logger.log(level: configuration.accessLogLevel, "websocket open", metadata: ["namespace": "\(database.name)", "peer": "\(peer)"])
+        var closeReason = "the client closed it"
         let record = activity.directory.open(
             transport: .webSocket, namespace: database.name, remoteAddress: channel.remoteAddress.map(ConnectionSummary.address), caller: .anonymous)
         // At shutdown the client gets a close frame ("going away"); it reconnects with backoff.
@@ -27,7 +31,11 @@ enum WebSocketConnection {
         }
         // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) {
-            logger.warning("disconnecting a client that reads too slowly", metadata: ["namespace": "\(database.name)"])
+            logger.warning("disconnecting a client that reads too slowly", metadata: [
+                "namespace": "\(database.name)", "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+                "queuedBytes": "\(configuration.maxQueuedBytesPerConnection)",
+            ])
+            activity.metrics.slowClientDisconnected(.webSocket)
             channel.close(promise: nil)
         }
         let subscriber = ConnectionSubscriber(outbox: outbox)
@@ -37,7 +45,7 @@ enum WebSocketConnection {
                 maxListens: configuration.maxListensPerConnection,
                 maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection,
                 exactlyOnceWrites: configuration.exactlyOnceWrites),
-            logger: logger)
+            metrics: activity.metrics, logger: logger)
         outbox.enqueue(ServerMessage.handshake(
             timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased(),
             extensions: configuration.exactlyOnceWrites ? [WriteStamp.handshakeExtension] : []))
@@ -70,8 +78,18 @@ enum WebSocketConnection {
                     }
                 }
             } catch {
-                logger.debug("connection ended with an error", metadata: ["error": "\(error)"])
+                closeReason = "error: \(error)"
             }
+            if outbox.overflowed {
+                closeReason = "the client read too slowly"
+            } else if activity.isShuttingDown {
+                closeReason = "the server is shutting down"
+            }
+            let elapsed = opened.duration(to: .now)
+            logger.log(level: configuration.accessLogLevel, "websocket close", metadata: [
+                "namespace": "\(database.name)", "peer": "\(peer)", "reason": "\(closeReason)",
+                "seconds": "\(elapsed.components.seconds)",
+            ])
             await session.end()
             outbox.finish()
         }

@@ -80,6 +80,7 @@ struct WebSocketSession {
     private var assembler = FrameAssembler()
     private var listens: [ListenKey: (path: TreePath, params: QueryParams, tag: Int?)] = [:]
     private var onDisconnect = OnDisconnectQueue()
+    private let metrics: ServerMetrics?
     /// Names this connection's held onDisconnect writes in a shared store.
     private let connectionID = UUID().uuidString
     private var ended = false
@@ -109,7 +110,11 @@ struct WebSocketSession {
         var exactlyOnceWrites = true
     }
 
-    init(database: NamespaceDatabase, subscriber: ConnectionSubscriber, verifier: TokenVerifier, limits: Limits, logger: Logger) {
+    init(
+        database: NamespaceDatabase, subscriber: ConnectionSubscriber, verifier: TokenVerifier, limits: Limits,
+        metrics: ServerMetrics? = nil, logger: Logger
+    ) {
+        self.metrics = metrics
         self.database = database
         self.subscriber = subscriber
         self.verifier = verifier
@@ -172,7 +177,9 @@ struct WebSocketSession {
     private mutating func perform(_ action: ClientAction, number: Int, size: Int) async {
         if subscriber.takeExpiry() { caller = .anonymous }
         for revoked in subscriber.takeRevocations() {
-            listens[ListenKey(path: revoked.path, query: revoked.query, tag: revoked.tag)] = nil
+            if listens.removeValue(forKey: ListenKey(path: revoked.path, query: revoked.query, tag: revoked.tag)) != nil {
+                metrics?.listenRemoved(.webSocket)
+            }
         }
         switch action {
         case .listen(let path, let query, let tag, let hash):
@@ -186,6 +193,7 @@ struct WebSocketSession {
             }
             if let old = listens.removeValue(forKey: key) {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
+                metrics?.listenRemoved(.webSocket)
             }
             do {
                 try await database.listen(subscriber, path: path, params: params, tag: tag, knownHash: hash, as: caller)
@@ -195,6 +203,7 @@ struct WebSocketSession {
                 return
             }
             listens[key] = (path, params, tag)
+            metrics?.listenAdded(.webSocket)
             // As Firebase: an unindexed order is served, with a warning the client logs.
             let indexed = await database.isIndexed(path, params: params)
             outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: indexed ? "{}" : #"{"w":["no_index"]}"#))
@@ -202,6 +211,7 @@ struct WebSocketSession {
             guard let params = parseQuery(query, number: number) else { return }
             if let old = listens.removeValue(forKey: ListenKey(path: path, query: params.identifier, tag: tag)) {
                 await database.unlisten(subscriber, path: old.path, params: old.params, tag: old.tag)
+                metrics?.listenRemoved(.webSocket)
             }
             outbox.enqueue(ServerMessage.reply(number, status: .ok))
         case .put(let path, let data, let hash, let stamp):
@@ -218,6 +228,7 @@ struct WebSocketSession {
             await hold(next, number: number)
         case .get(let path, let query):
             guard let params = parseQuery(query, number: number) else { return }
+            metrics?.read(.webSocket)
             do {
                 let data = try await database.read(path, params: params, as: caller)
                 outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: data.jsonString(format: .export)))
@@ -285,19 +296,22 @@ struct WebSocketSession {
     }
 
     private func submit(_ operation: WriteOperation, condition: WriteCondition?, stamp: WriteStamp?, number: Int) async {
-        let outbox = self.outbox
+        let (outbox, metrics, start) = (self.outbox, self.metrics, ContinuousClock.now)
         // Without the extension the server is a Firebase server: stamps are not honoured.
         let stamp = limits.exactlyOnceWrites ? stamp : nil
         await database.submit(operation, condition: condition, stamp: stamp, as: caller) { result in
             switch result {
             case .committed:
                 outbox.enqueue(ServerMessage.reply(number, status: .ok))
+                metrics?.wrote(.webSocket, .ok, since: start)
             case .stale:
+                metrics?.wrote(.webSocket, .stale, since: start)
                 outbox.enqueue(ServerMessage.reply(number, status: .dataStale, message: "The data has changed since the hash was taken."))
             case .failed(let error):
                 if let cause = error.underlyingError, error.code == .storageFailed {
                     logger.error("write failed", metadata: ["error": "\(error.message)", "cause": "\(cause)"])
                 }
+                metrics?.wrote(.webSocket, error.code == .permissionDenied ? .denied : .failed, since: start)
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
         }
@@ -348,6 +362,7 @@ struct WebSocketSession {
         expiryTask?.cancel()
         for (_, listen) in listens {
             await database.unlisten(subscriber, path: listen.path, params: listen.params, tag: listen.tag)
+            metrics?.listenRemoved(.webSocket)
         }
         listens = [:]
         var operations = onDisconnect.takeAll()

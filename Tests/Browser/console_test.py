@@ -381,6 +381,7 @@ class LoopbackConsoleTest(ConsolePage, unittest.TestCase):
         self.wait_for(row("/users/ada/name"))
         self.server.rest("PUT", "/users/ada/lastSeen", 1764007260000, ns="demo")
         self.wait_for_value_text("/users/ada/lastSeen", "1764007260000")
+        driver.execute_script("document.activeElement.blur()")
         ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, row("/users/grace"))).perform()
         driver.save_screenshot(path)
         print(f"\n    [console] screenshot: {path}", end=" ")
@@ -419,6 +420,14 @@ class SecretConsoleTest(ConsolePage, unittest.TestCase):
         self.assertEqual(self.value_text("/greeting"), '"hello"')
         self.server.rest("PUT", "/greeting", "again")
         self.wait_for_value_text("/greeting", '"again"')
+
+        # The secret is kept for the tab, and asked for again once it no longer works.
+        driver.refresh()
+        self.wait_for(row("/greeting"))
+        self.assertFalse(driver.find_element(By.ID, "login").is_displayed())
+        driver.execute_script("sessionStorage.setItem('rtdb-console.secret', 'stale')")
+        driver.refresh()
+        self.wait_until(lambda: driver.find_element(By.ID, "login").is_displayed(), "no login for a stale secret")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,9 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Option(help: "The level of the access log (a line per HTTP request, WebSocket connect and close); shown when at or above --log-level.")
+    var accessLogLevel = "info"
+
     @Option(help: "Bytes that may wait for one client (WebSocket or event stream) before it is disconnected as too slow.")
     var maxQueuedBytesPerConnection = 64 * 1024 * 1024
 
@@ -136,7 +139,10 @@ struct RTDBServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical, not \(logLevel)")
+        }
+        guard let accessLevel = Logger.Level(rawValue: accessLogLevel) else {
+            throw ValidationError("--access-log-level must be one of trace, debug, info, notice, warning, error, critical, not \(accessLogLevel)")
         }
         var rulesJSON: String?
         if let rules {
@@ -185,6 +191,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
             maxOpenNamespaces: maxOpenNamespaces, maxListensPerConnection: maxListensPerConnection,
             maxOnDisconnectBytesPerConnection: maxOnDisconnectBytesPerConnection, shutdownTimeout: .seconds(shutdownTimeout))
         configuration.auth = auth
+        configuration.accessLogLevel = accessLevel
         if let tlsCert, let tlsKey { configuration.tls = TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey) }
         configuration.webSocketPingInterval = .seconds(wsPingInterval)
         configuration.exactlyOnceWrites = exactlyOnce
