@@ -17,6 +17,14 @@ struct RTDBServerCommand: AsyncParsableCommand {
         commandName: "rtdb-server",
         abstract: "A self-hosted Firebase Realtime Database server (wire protocol v5 over WebSocket, REST API with streaming).")
 
+    @Option(help: ArgumentHelp(
+        "A JSON config file of option names and values ({\"port\": 9000, \"exactly-once\": false}); also RTDB_CONFIG. The command line wins over RTDB_<OPTION> environment variables, which win over the file.",
+        valueName: "file"))
+    var config: String?
+
+    @Flag(help: "Print the settings in effect (as a config file) and where each came from, then exit.")
+    var printConfig = false
+
     @Option(help: "The host to bind; localhost binds both 127.0.0.1 and ::1.")
     var host = "localhost"
 
@@ -112,6 +120,28 @@ struct RTDBServerCommand: AsyncParsableCommand {
         "Move a damaged namespace's store aside (to NAME.damaged-TIME in the data directory) and exit; the namespace starts empty on its next use.",
         valueName: "namespace"))
     var repair: String?
+
+    /// Parses the command line over the environment and the config file (``ConfigurationSources``), then runs.
+    static func main() async {
+        do {
+            let sources = try await ConfigurationSources(
+                commandLine: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+                options: try optionKinds())
+            let parsed = try parseAsRoot(sources.arguments)
+            guard let command = parsed as? RTDBServerCommand else {
+                var other = parsed
+                try other.run()
+                return
+            }
+            if command.printConfig {
+                print(command.effectiveSettings(sources))
+                return
+            }
+            try await command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 
     func validate() throws {
         for (name, seconds) in [
