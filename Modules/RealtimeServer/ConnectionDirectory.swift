@@ -70,6 +70,11 @@ public struct ConnectionSummary: Sendable, Equatable, Encodable {
     /// How many onDisconnect writes the server holds for it.
     public var onDisconnectWrites: Int
 
+    /// The peer of `channel` as people write it, or `?` when the socket does not know it.
+    static func peer(of channel: any Channel) -> String {
+        channel.remoteAddress.map(address) ?? "?"
+    }
+
     /// `address` as people write it: `127.0.0.1:5000`, `[::1]:5000`, or a socket's path.
     static func address(_ address: SocketAddress) -> String {
         guard let ip = address.ipAddress else { return address.pathname ?? "\(address)" }

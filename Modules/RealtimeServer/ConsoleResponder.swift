@@ -31,7 +31,7 @@ struct ConsoleResponder {
                 loopbackOnly: configuration.isLoopbackOnly, defaultNamespace: configuration.defaultNamespace,
                 adminCredentialRequired: !configuration.isLoopbackOnly))
         case "api/connections":
-            try await requireAdmin(credential)
+            try await verifier.requireAdmin(credential, "The console's data is for administrators: pass the admin secret as ?auth=.")
             let namespace = query["ns"]
             let connections = activity.directory.connections.filter { namespace == nil || $0.namespace == namespace }
             return try ConsoleResponder.json(["connections": connections])
@@ -52,19 +52,6 @@ struct ConsoleResponder {
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return RESTResponder.json(String(decoding: try encoder.encode(value), as: UTF8.self))
-    }
-
-    /// Lets administrators through: the `owner` credential on a loopback server, the secret, or
-    /// an admin token.
-    private func requireAdmin(_ credential: String?) async throws {
-        guard let credential else {
-            throw ServerError(.permissionDenied, "The console's data is for administrators: pass the admin secret as ?auth=.")
-        }
-        switch await verifier.verify(credential) {
-        case .admin: return
-        case .user, .invalid, .expired:
-            throw ServerError(.permissionDenied, "The credential is not an administrator's.")
-        }
     }
 
     /// One of the console's files: plain names only (no directories, no dot files).

@@ -22,7 +22,10 @@ struct OperationsResponder {
         }
         switch path {
         case "/metrics":
-            if !configuration.isLoopbackOnly { try await requireAdmin(credential) }
+            if !configuration.isLoopbackOnly {
+                try await verifier.requireAdmin(
+                    credential, "/metrics needs the admin credential on a server reachable from other machines (Authorization: Bearer <secret>).")
+            }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: activity.metrics.exposition(activity: activity))))
@@ -40,10 +43,5 @@ struct OperationsResponder {
             }
             return RESTResponder.json(#"{"status":"ready"}"#)
         }
-    }
-
-    private func requireAdmin(_ credential: String?) async throws {
-        if let credential, case .admin = await verifier.verify(credential) { return }
-        throw ServerError(.permissionDenied, "/metrics needs the admin credential on a server reachable from other machines (Authorization: Bearer <secret>).")
     }
 }

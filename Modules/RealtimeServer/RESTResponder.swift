@@ -60,7 +60,7 @@ struct RESTResponder: HTTPResponder {
             "namespace": "\(request.uri.queryParameters["ns"].map(String.init) ?? configuration.defaultNamespace)",
             "status": "\(status)", "bytes": "\(response.body.contentLength.map(String.init) ?? "stream")",
             "ms": "\(String(format: "%.1f", Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15))",
-            "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+            "peer": "\(ConnectionSummary.peer(of: channel))",
         ])
     }
 
@@ -231,7 +231,7 @@ struct RESTResponder: HTTPResponder {
     private func stream(database: NamespaceDatabase, path: TreePath, params: QueryParams, caller: Caller, channel: any Channel) async -> Response {
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) { [logger, metrics = activity.metrics] in
             logger.warning("ending an event stream whose client reads too slowly", metadata: [
-                "namespace": "\(database.name)", "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+                "namespace": "\(database.name)", "peer": "\(ConnectionSummary.peer(of: channel))",
             ])
             metrics.slowClientDisconnected(.rest)
             channel.close(promise: nil)

@@ -103,6 +103,13 @@ public final class TokenVerifier: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
+    /// Lets only administrators through (the `owner` credential on a loopback server, the
+    /// secret, an admin token); anyone else gets `permissionDenied` with `message`.
+    func requireAdmin(_ credential: String?, _ message: @autoclosure () -> String) async throws(ServerError) {
+        if let credential, case .admin = await verify(credential) { return }
+        throw ServerError(.permissionDenied, message())
+    }
+
     /// What `credential` is.
     public func verify(_ credential: String) async -> Credential {
         if ownerAllowed && credential == "owner" { return .admin }

@@ -15,7 +15,7 @@ enum WebSocketConnection {
     ) async {
         activity.webSocketOpened()
         let opened = ContinuousClock.now
-        let peer = channel.remoteAddress.map(ConnectionSummary.address) ?? "?"
+        let peer = ConnectionSummary.peer(of: channel)
         logger.log(level: configuration.accessLogLevel, "websocket open", metadata: ["namespace": "\(database.name)", "peer": "\(peer)"])
         var closeReason = "the client closed it"
         let record = activity.directory.open(
@@ -32,7 +32,7 @@ enum WebSocketConnection {
         // A reader too slow to keep up is cut off at the socket: the writer may be stuck behind it.
         let outbox = Outbox(maxQueuedBytes: configuration.maxQueuedBytesPerConnection, budget: activity.outbound) {
             logger.warning("disconnecting a client that reads too slowly", metadata: [
-                "namespace": "\(database.name)", "peer": "\(channel.remoteAddress.map(ConnectionSummary.address) ?? "?")",
+                "namespace": "\(database.name)", "peer": "\(ConnectionSummary.peer(of: channel))",
                 "queuedBytes": "\(configuration.maxQueuedBytesPerConnection)",
             ])
             activity.metrics.slowClientDisconnected(.webSocket)
