@@ -54,10 +54,13 @@ public struct ConnectionSummary: Sendable, Equatable, Encodable {
 
     /// Unique among the server's connections since it started.
     public let id: Int
+    /// How the client is connected.
     public let transport: Transport
+    /// The namespace the connection uses.
     public let namespace: String
     /// The peer's address and port, when the socket knows it.
     public let remoteAddress: String?
+    /// When the connection opened (to the millisecond).
     public let openedAt: Date
     /// The path an event stream follows; nil for a WebSocket.
     public let path: String?
