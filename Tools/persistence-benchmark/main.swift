@@ -61,8 +61,9 @@ print(String(format: "raw 128-byte append + fdatasync: %.0f/s", raw))
 for backend in [StorageBackend.sqlite, .lmdb, .leveldb, .memory] {
     do {
         let result = try measure(backend)
-        print(String(format: "%@: durable appends %.0f/s single-threaded (%.2fx raw fsync), %.0f/s with %d writers (%.2fx raw; %.2f syncs per write)",
-                     backend.name, result.single, result.single / raw, result.concurrent, writers, result.concurrent / raw, result.syncsPerWrite))
+        print(String(format: "%@: durable appends %.0f/s single-threaded (%.2fx raw fsync), %.0f/s with %d writers (%.2fx raw, %.2fx one writer; %.2f syncs per write)",
+                     backend.name, result.single, result.single / raw, result.concurrent, writers, result.concurrent / raw,
+                     result.concurrent / result.single, result.syncsPerWrite))
     } catch {
         print("\(backend.name): failed: \(error)")
     }
