@@ -65,19 +65,29 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
             index += 1
         }
         if !sorted {
-            // A stable sort keeps the input order among equal keys, so the last one can win.
-            let indexed = array.enumerated().sorted { a, b in
-                let order = Key.compare(a.element.key, b.element.key)
-                return order != 0 ? order < 0 : a.offset < b.offset
-            }
-            array.removeAll(keepingCapacity: true)
-            for (_, element) in indexed {
-                if let last = array.last, Key.compare(last.key, element.key) == 0 {
-                    array[array.count - 1] = element
-                } else {
-                    array.append(element)
+            // Sort positions, not elements: moving an element copies its key and value (reference
+            // counting each), moving an Int does not. Ties go to position, so the last one wins.
+            var order = Array(0..<array.count)
+            array.withUnsafeBufferPointer { elements in
+                order.withUnsafeMutableBufferPointer { positions in
+                    positions.sort { a, b in
+                        let comparison = Key.compare(elements[a].key, elements[b].key)
+                        return comparison != 0 ? comparison < 0 : a < b
+                    }
                 }
             }
+            var unique: [(key: Key, value: Value)] = []
+            unique.reserveCapacity(array.count)
+            array.withUnsafeBufferPointer { elements in
+                for position in order {
+                    if let last = unique.last, Key.compare(last.key, elements[position].key) == 0 {
+                        unique[unique.count - 1] = elements[position]
+                    } else {
+                        unique.append(elements[position])
+                    }
+                }
+            }
+            array = unique
         }
         self.init(sortedUniqueElements: array)
     }

@@ -38,7 +38,22 @@ public struct IndexedNode: Sendable {
         case .value, .child:
             break
         }
-        return SortedMap(node.children.map { (key: index.key(name: $0.key, node: $0.value), value: $0.value) })
+        var entries: [(key: IndexKey, value: Node)] = []
+        entries.reserveCapacity(node.childCount)
+        var scalarKeys: [ScalarSortKey]? = []
+        scalarKeys?.reserveCapacity(node.childCount)
+        for (name, child) in node.children {
+            let key = index.key(name: name, node: child)
+            if scalarKeys != nil {
+                if let scalar = ScalarSortKey(key.value, position: entries.count) { scalarKeys!.append(scalar) } else { scalarKeys = nil }
+            }
+            entries.append((key, child))
+        }
+        guard var scalarKeys else { return SortedMap(entries) }
+        // Children come in key order, so sorting plain numbers with the position as the tie
+        // breaker gives index order without copying a single node.
+        scalarKeys.sort()
+        return SortedMap(sortedUniqueElements: scalarKeys.lazy.map { entries[$0.position] })
     }
 
     /// The number of children.
@@ -155,4 +170,38 @@ public struct IndexedNode: Sendable {
 
     /// Whether both hold the same data (the order follows from it).
     public func hasSameData(as other: IndexedNode) -> Bool { node == other.node }
+}
+
+/// An index value that is not a string, as plain numbers: its rank among value types, a number
+/// standing for it within the rank, and the child's position in key order to break ties. Sorting
+/// these orders children as ``IndexKey`` does, without reference counting.
+private struct ScalarSortKey: Comparable {
+    let rank: Int
+    let number: Double
+    let position: Int
+
+    /// Nil for strings and sentinels, which only ``IndexKey`` orders.
+    init?(_ value: IndexKey.Value, position: Int) {
+        guard case .node(let node) = value else { return nil }
+        self.position = position
+        switch node.leafValue {
+        case nil:
+            rank = IndexKey.rank(node)
+            number = 0
+        case .bool(let flag)?:
+            rank = IndexKey.rank(node)
+            number = flag ? 1 : 0
+        case .number(let value)?:
+            rank = IndexKey.rank(node)
+            number = value
+        case .string?:
+            return nil
+        }
+    }
+
+    static func < (lhs: ScalarSortKey, rhs: ScalarSortKey) -> Bool {
+        if lhs.rank != rhs.rank { return lhs.rank < rhs.rank }
+        if lhs.number != rhs.number { return lhs.number < rhs.number }
+        return lhs.position < rhs.position
+    }
 }

@@ -76,6 +76,12 @@ struct ViewProcessor {
 
     private func indexed(_ node: Node) -> IndexedNode { IndexedNode(node, index: filter.index) }
 
+    /// `node` indexed for this view, reusing `cache`'s index when it holds the very same node
+    /// (a complete event cache without pending writes is the server cache: one index build, not two).
+    private func indexed(_ node: Node, reusing cache: IndexedNode) -> IndexedNode {
+        cache.index == filter.index && cache.node.isIdentical(to: node) ? cache : indexed(node)
+    }
+
     private func generateEventCacheAfterServerEvent(
         _ viewCache: ViewCache, _ changePath: TreePath, _ writes: WriteTreeRef,
         _ source: any CompleteChildSource, _ accumulator: inout ChildChangeAccumulator?
@@ -90,10 +96,12 @@ struct ViewProcessor {
                 let serverCache = viewCache.completeServerSnap ?? .empty
                 let completeChildren = serverCache.isLeaf ? Node.empty : serverCache
                 let eventChildren = writes.calcCompleteEventChildren(completeChildren)
-                newEventCache = filter.updateFullNode(viewCache.eventCache.node, new: indexed(eventChildren), accumulator: &accumulator)
+                newEventCache = filter.updateFullNode(
+                    viewCache.eventCache.node, new: indexed(eventChildren, reusing: viewCache.serverCache.node), accumulator: &accumulator)
             } else {
                 let complete = writes.calcCompleteEventCache(viewCache.completeServerSnap) ?? .empty
-                newEventCache = filter.updateFullNode(viewCache.eventCache.node, new: indexed(complete), accumulator: &accumulator)
+                newEventCache = filter.updateFullNode(
+                    viewCache.eventCache.node, new: indexed(complete, reusing: viewCache.serverCache.node), accumulator: &accumulator)
             }
         } else {
             let childKey = changePath.firstKey!
