@@ -32,7 +32,10 @@ struct SharedUpdatesTests {
         let writes = WriteTree()
         let (point, defaultView, topView) = try Self.syncPoint(writes: writes, data: Self.children(200))
         let path: TreePath = "item1005/score"
-        let events = point.apply(.overwrite(source: .server, path: path, node: Node(.number(5000))), writes: writes.childWrites(at: Self.location), completeServerCache: nil)
+        var events: [SyncEvent] = []
+        point.apply(
+            .overwrite(source: .server, path: path, node: Node(.number(5000))), writes: writes.childWrites(at: Self.location),
+            completeServerCache: nil, into: &events)
 
         let server = defaultView.viewCache.serverCache.node.node
         #expect(server.child(at: path) == Node(.number(5000)))
@@ -56,7 +59,10 @@ struct SharedUpdatesTests {
         writes.addOverwrite(path: "items/item1003/name", node: Node(.string("mine")), writeId: 1, visible: true)
         let data = Self.children(50)
         let (point, defaultView, _) = try Self.syncPoint(writes: writes, data: data)
-        _ = point.apply(.overwrite(source: .server, path: "item1003/score", node: Node(.number(-1))), writes: writes.childWrites(at: Self.location), completeServerCache: nil)
+        var events: [SyncEvent] = []
+        point.apply(
+            .overwrite(source: .server, path: "item1003/score", node: Node(.number(-1))), writes: writes.childWrites(at: Self.location),
+            completeServerCache: nil, into: &events)
 
         let event = defaultView.viewCache.eventCache.node.node
         let shared = event.isIdentical(to: defaultView.viewCache.serverCache.node.node)

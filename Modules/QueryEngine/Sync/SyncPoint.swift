@@ -10,16 +10,23 @@ final class SyncPoint {
         views.first { $0.identifier == identifier }?.view
     }
 
-    func apply(_ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?) -> [SyncEvent] {
+    func apply(_ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?, into events: inout [SyncEvent]) {
         if let query = operation.source.query {
             guard let view = view(withIdentifier: query.identifier) else {
                 preconditionFailure("SyncTree gave us an op for an invalid query.")
             }
-            return view.apply(operation, writes: writes, completeServerCache: completeServerCache)
+            view.apply(operation, writes: writes, completeServerCache: completeServerCache, into: &events)
+            return
+        }
+        if views.count == 1 {
+            views[0].view.apply(operation, writes: writes, completeServerCache: completeServerCache, into: &events)
+            return
         }
         // The views usually hold the same nodes: one view's work is reused by the next.
         let shared = SharedUpdates()
-        return views.flatMap { $0.view.apply(operation, writes: writes, completeServerCache: completeServerCache, shared: shared) }
+        for entry in views {
+            entry.view.apply(operation, writes: writes, completeServerCache: completeServerCache, shared: shared, into: &events)
+        }
     }
 
     /// A new view for `query` (not yet added), built from the caches given.

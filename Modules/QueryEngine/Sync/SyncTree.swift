@@ -129,7 +129,9 @@ public final class SyncTree {
         guard let syncPoint = syncPoints.value(at: query.path) else {
             preconditionFailure("Missing sync point for query tag that we're tracking")
         }
-        return syncPoint.apply(operation, writes: pendingWrites.childWrites(at: query.path), completeServerCache: nil)
+        var events: [SyncEvent] = []
+        syncPoint.apply(operation, writes: pendingWrites.childWrites(at: query.path), completeServerCache: nil, into: &events)
+        return events
     }
 
     static func tree(from children: [(path: TreePath, node: Node)]) -> ImmutableTree<Node> {
@@ -283,43 +285,43 @@ public final class SyncTree {
     // MARK: - Applying operations
 
     private func applyToSyncPoints(_ operation: Operation) -> [SyncEvent] {
-        SyncTree.applyHelper(operation, syncPoints, serverCache: nil, writes: pendingWrites.childWrites(at: .root))
+        var events: [SyncEvent] = []
+        SyncTree.applyHelper(operation, syncPoints, serverCache: nil, writes: pendingWrites.childWrites(at: .root), into: &events)
+        return events
     }
 
+    /// Applies `operation` to the sync points on its path and below it, appending their events.
     private static func applyHelper(
-        _ operation: Operation, _ tree: ImmutableTree<SyncPoint>, serverCache: Node?, writes: WriteTreeRef
-    ) -> [SyncEvent] {
-        if operation.path.isRoot { return applyDescendantsHelper(operation, tree, serverCache: serverCache, writes: writes) }
+        _ operation: Operation, _ tree: ImmutableTree<SyncPoint>, serverCache: Node?, writes: WriteTreeRef, into events: inout [SyncEvent]
+    ) {
+        if operation.path.isRoot {
+            applyDescendantsHelper(operation, tree, serverCache: serverCache, writes: writes, into: &events)
+            return
+        }
         let syncPoint = tree.value
         let serverCache = serverCache ?? syncPoint?.completeServerCache(at: .root)
-        var events: [SyncEvent] = []
         let childName = operation.path.firstKey!
-        if let childOperation = operation.forChild(childName), let childTree = tree.children[childName] {
-            events += applyHelper(
-                childOperation, childTree, serverCache: serverCache?.immediateChild(childName), writes: writes.child(childName))
+        if let childTree = tree.children[childName], let childOperation = operation.forChild(childName) {
+            applyHelper(
+                childOperation, childTree, serverCache: serverCache?.immediateChild(childName), writes: writes.child(childName),
+                into: &events)
         }
-        if let syncPoint {
-            events += syncPoint.apply(operation, writes: writes, completeServerCache: serverCache)
-        }
-        return events
+        syncPoint?.apply(operation, writes: writes, completeServerCache: serverCache, into: &events)
     }
 
     private static func applyDescendantsHelper(
-        _ operation: Operation, _ tree: ImmutableTree<SyncPoint>, serverCache: Node?, writes: WriteTreeRef
-    ) -> [SyncEvent] {
+        _ operation: Operation, _ tree: ImmutableTree<SyncPoint>, serverCache: Node?, writes: WriteTreeRef, into events: inout [SyncEvent]
+    ) {
         let syncPoint = tree.value
         let serverCache = serverCache ?? syncPoint?.completeServerCache(at: .root)
-        var events: [SyncEvent] = []
         for (childName, childTree) in tree.children {
             if let childOperation = operation.forChild(childName) {
-                events += applyDescendantsHelper(
-                    childOperation, childTree, serverCache: serverCache?.immediateChild(childName), writes: writes.child(childName))
+                applyDescendantsHelper(
+                    childOperation, childTree, serverCache: serverCache?.immediateChild(childName), writes: writes.child(childName),
+                    into: &events)
             }
         }
-        if let syncPoint {
-            events += syncPoint.apply(operation, writes: writes, completeServerCache: serverCache)
-        }
-        return events
+        syncPoint?.apply(operation, writes: writes, completeServerCache: serverCache, into: &events)
     }
 
     // MARK: - Listens

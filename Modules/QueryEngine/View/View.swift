@@ -66,13 +66,15 @@ final class View {
     }
 
     /// Applies `operation`; `shared` holds work the other views at this location did for it.
-    func apply(_ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?, shared: SharedUpdates? = nil) -> [SyncEvent] {
+    func apply(
+        _ operation: Operation, writes: WriteTreeRef, completeServerCache: Node?, shared: SharedUpdates? = nil, into events: inout [SyncEvent]
+    ) {
         let old = viewCache
         let result = processor.apply(operation, to: old, writes: writes, completeCache: completeServerCache, shared: shared)
         precondition(result.viewCache.serverCache.isFullyInitialized || !old.serverCache.isFullyInitialized,
                      "Once a server snap is complete, it should never go back")
         viewCache = result.viewCache
-        return generator.events(for: result.changes, eventCache: result.viewCache.eventCache.node, registrations: registrations)
+        generator.append(result.changes, eventCache: result.viewCache.eventCache.node, registrations: registrations, to: &events)
     }
 
     /// The events a new registration receives: one child_added per child, then value if complete.
@@ -83,6 +85,8 @@ final class View {
             for (key, child) in eventSnap.node.node.children { changes.append(.childAdded(key, child)) }
         }
         if eventSnap.isFullyInitialized { changes.append(.value(eventSnap.node)) }
-        return generator.events(for: changes, eventCache: eventSnap.node, registrations: [registration])
+        var events: [SyncEvent] = []
+        generator.append(changes, eventCache: eventSnap.node, registrations: [registration], to: &events)
+        return events
     }
 }
