@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "queryengine-benchmark",
-            dependencies: ["CoreTree", "QueryEngine", "TestSupport"],
+            dependencies: ["CoreTree", "QueryEngine", "TestSupport", "CMallocInfo"],
             path: tool("queryengine-benchmark")
         ),
         .target(

@@ -24,6 +24,20 @@ struct QueryParamsTests {
 
     // MARK: - Validation
 
+    @Test("a query built from another leaves it unchanged (the parameters are shared until changed)")
+    func derivedQueriesDoNotAlias() throws {
+        let ordered = try QueryParams().orderedBy(.child("score"))
+        let limited = try ordered.limitedToLast(3)
+        let bounded = try ordered.startingAt(Node(.number(5)), name: "k")
+        #expect(ordered.limit == nil && ordered.start == nil)
+        #expect(limited.limit == 3 && limited.start == nil)
+        #expect(bounded.start?.value == Node(.number(5)) && bounded.limit == nil)
+        #expect(limited.index == .child("score") && bounded.index == .child("score"))
+        #expect(ordered != limited && limited != bounded)
+        #expect(try ordered.limitedToLast(3) == limited)
+        #expect(Set([limited, try ordered.limitedToLast(3)]).count == 1)
+    }
+
     @Test("two orderBy calls are rejected")
     func twoOrderBys() {
         for first in [QueryIndex.key, .value, .priority, .child("a")] {

@@ -1,7 +1,13 @@
 // queryengine-benchmark: server updates through the sync tree to listener events.
 //
-// Run in release mode: `swift run -c release queryengine-benchmark`. Figures are for comparison
-// within one run on one machine, never asserted by tests.
+// Run in release mode: `swift run -c release queryengine-benchmark [phase ...]` with phases
+// `wide`, `outside`, `load`, `listeners` (all by default; one phase alone is handy under perf).
+// Figures are for comparison within one run on one machine, never asserted by tests. Each figure
+// comes with its ratio to a baseline measured in the same run: the same data changes made to the
+// bare CoreTree structures (nodes and sorted maps, no views, no events), the least work any engine
+// built on them must do, so a figure from a busy machine can still be compared with one from an
+// idle one.
+import CMallocInfo
 import CoreTree
 import Foundation
 import TestSupport
@@ -10,7 +16,6 @@ import QueryEngine
 #if canImport(Glibc)
 import Glibc
 #endif
-
 
 /// Counts the events it receives.
 final class CountingRegistration: EventRegistration {
@@ -40,79 +45,194 @@ func peakResidentBytes() -> Int {
     return usage.ru_maxrss * 1024
 }
 
+/// Bytes the allocator has handed out and not had back.
+func heapBytesInUse() -> Int { Int(mallinfo2().uordblks) }
+
 func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-func wideLocation() {
-    let childCount = 100_000
-    let provider = ImmediateListenProvider()
-    let tree = SyncTree(listenProvider: provider)
-    let items: TreePath = "items"
-    let all = CountingRegistration()
-    let top = CountingRegistration()
-    let topQuery = try! QueryParams().orderedBy(.child("score")).limitedToLast(100)
-    deliver(tree.addEventRegistration(all, for: .default(at: items)))
-    deliver(tree.addEventRegistration(top, for: QuerySpec(path: items, params: topQuery)))
+func megabytes(_ bytes: Int) -> Double { Double(bytes) / 1_048_576 }
 
-    var random = SplitMix64(seed: 3)
-    var entries: [(key: ChildKey, value: Node)] = []
-    for index in 0..<childCount {
-        let child = Node(children: [
+let childCount = 100_000
+let updateCount = 100_000
+let items: TreePath = "items"
+let scoreIndex = QueryIndex.child("score")
+func topQuery() -> QuerySpec { QuerySpec(path: items, params: try! QueryParams().orderedBy(.child("score")).limitedToLast(100)) }
+
+/// 100,000 children `itemNNNNNN` = {score, name}, scores random below 1,000,000.
+func makeChildren(seed: UInt64) -> [(key: ChildKey, value: Node)] {
+    var random = SplitMix64(seed: seed)
+    return (0..<childCount).map { index in
+        (key: ChildKey(String(format: "item%06d", index)), value: Node(children: [
             (key: ChildKey("score"), value: Node(.number(Double(random.next() % 1_000_000)))),
             (key: ChildKey("name"), value: Node(.string("item \(index)"))),
-        ])
-        entries.append((ChildKey(String(format: "item%06d", index)), child))
+        ]))
     }
+}
+
+/// The bare-structure baseline of `updates`: each score written into one key-ordered node and
+/// moved within one score-ordered map, exactly the data changes a view with a complete,
+/// score-ordered server cache has to make. Returns updates/s.
+func bareUpdateRate(_ children: [(key: ChildKey, value: Node)], _ updates: [(name: ChildKey, score: Node)]) -> Double {
+    var node = Node(children: SortedMap(sortedUniqueElements: children))
+    var ordered = SortedMap(children.map { (key: scoreIndex.key(name: $0.key, node: $0.value), value: $0.value) })
+    let scorePath: TreePath = "score"
+    let elapsed = ContinuousClock().measure {
+        for (name, score) in updates {
+            let old = node.immediateChild(name)
+            let new = old.updatingChild(at: scorePath, to: score)
+            node = node.updatingImmediateChild(name, to: new)
+            ordered = ordered.removing(scoreIndex.key(name: name, node: old)).inserting(scoreIndex.key(name: name, node: new), new)
+        }
+    }
+    precondition(node.childCount == childCount && ordered.count == childCount)
+    return Double(updates.count) / seconds(elapsed)
+}
+
+/// Random score updates to random children among `children` (all by default).
+func randomUpdates(
+    _ children: [(key: ChildKey, value: Node)], seed: UInt64, scores: Range<UInt64> = 0..<1_000_000,
+    among candidates: [ChildKey]? = nil
+) -> [(name: ChildKey, score: Node)] {
+    var random = SplitMix64(seed: seed)
+    let names = candidates ?? children.map(\.key)
+    return (0..<updateCount).map { _ in
+        (name: names[Int(random.next() % UInt64(names.count))],
+         score: Node(.number(Double(scores.lowerBound + random.next() % UInt64(scores.count)))))
+    }
+}
+
+/// A default and a limitToLast(100) orderByChild listener on 100,000 children; random score updates.
+func wideLocation() {
+    let children = makeChildren(seed: 3)
+    let updates = randomUpdates(children, seed: 4)
+    let heapBefore = heapBytesInUse()
+    let provider = ImmediateListenProvider()
+    var tree: SyncTree? = SyncTree(listenProvider: provider)
+    let all = CountingRegistration()
+    let top = CountingRegistration()
+    deliver(tree!.addEventRegistration(all, for: .default(at: items)))
+    deliver(tree!.addEventRegistration(top, for: topQuery()))
     let clock = ContinuousClock()
     let loadElapsed = clock.measure {
-        deliver(tree.applyServerOverwrite(path: items, node: Node(children: SortedMap(entries))))
+        deliver(tree!.applyServerOverwrite(path: items, node: Node(children: SortedMap(sortedUniqueElements: children))))
         for completion in provider.completions { deliver(completion(.complete)) }
-    }
-    let updates = 100_000
-    var paths: [TreePath] = []
-    var values: [Node] = []
-    for _ in 0..<updates {
-        let key = entries[Int(random.next() % UInt64(childCount))].key
-        paths.append(items.child(key).child("score"))
-        values.append(Node(.number(Double(random.next() % 1_000_000))))
     }
     let before = (all.count, top.count)
     let elapsed = clock.measure {
-        for (path, value) in zip(paths, values) { deliver(tree.applyServerOverwrite(path: path, node: value)) }
+        for (name, score) in updates { deliver(tree!.applyServerOverwrite(path: items.child(name).child("score"), node: score)) }
     }
+    let heapUsed = heapBytesInUse() - heapBefore
+    let rate = Double(updateCount) / seconds(elapsed)
     print(String(format: "load %d children with a default and a limitToLast(100) orderByChild listener: %.2f s",
                  childCount, seconds(loadElapsed)))
     print(String(format: "server child updates: %.0f updates/s (%d updates, %.2f s); events: %d to the default listener, %d to the limit listener",
-                 Double(updates) / seconds(elapsed), updates, seconds(elapsed), all.count - before.0, top.count - before.1))
-    print(String(format: "peak resident memory so far: %.1f MB", Double(peakResidentBytes()) / 1_048_576))
+                 rate, updateCount, seconds(elapsed), all.count - before.0, top.count - before.1))
+    print(String(format: "peak resident memory so far: %.1f MB (the sync tree holds %.1f MB of heap)",
+                 megabytes(peakResidentBytes()), megabytes(heapUsed)))
+    tree = nil
+    let baseline = bareUpdateRate(children, updates)
+    print(String(format: "  baseline, the same updates to one node and one score-ordered map: %.0f updates/s; the engine runs at %.2fx baseline",
+                 baseline, rate / baseline))
 }
 
-func manyListeners() {
-    let listeners = 10_000
+/// A lone limitToLast(100) orderByChild listener holding the location's complete data (answered
+/// untagged, as when the location is also kept synced); updates that leave its window untouched.
+func outsideWindow() {
+    let children = makeChildren(seed: 6)
+    // Children and new scores below 900,000, under the window (the 100 highest of 100,000
+    // scores up to 1,000,000), so the window never changes.
+    let below = children.filter { ($0.value.child(at: "score").leafValue.flatMap { if case .number(let n) = $0 { n } else { nil } } ?? 0) < 900_000 }
+    let updates = randomUpdates(children, seed: 7, scores: 0..<900_000, among: below.map(\.key))
     let provider = ImmediateListenProvider()
     let tree = SyncTree(listenProvider: provider)
+    let top = CountingRegistration()
+    deliver(tree.addEventRegistration(top, for: topQuery()))
+    deliver(tree.applyServerOverwrite(path: items, node: Node(children: SortedMap(sortedUniqueElements: children))))
+    for completion in provider.completions { deliver(completion(.complete)) }
+    let before = top.count
+    let elapsed = ContinuousClock().measure {
+        for (name, score) in updates { deliver(tree.applyServerOverwrite(path: items.child(name).child("score"), node: score)) }
+    }
+    let rate = Double(updateCount) / seconds(elapsed)
+    print(String(format: "updates outside the limit window: %.0f updates/s (%d updates, %.2f s; %d events to the lone limit listener)",
+                 rate, updateCount, seconds(elapsed), top.count - before))
+    let baseline = bareUpdateRate(children, updates)
+    print(String(format: "  baseline, the same updates to one node and one score-ordered map: %.0f updates/s; the engine runs at %.2fx baseline",
+                 baseline, rate / baseline))
+}
+
+/// Loading a large location into a lone `orderByChild` view: one index build.
+func orderByChildLoad() {
+    let children = makeChildren(seed: 5)
+    let node = Node(children: SortedMap(sortedUniqueElements: children))
+    let provider = ImmediateListenProvider()
+    let tree = SyncTree(listenProvider: provider)
+    let top = CountingRegistration()
+    deliver(tree.addEventRegistration(top, for: topQuery()))
+    let elapsed = ContinuousClock().measure {
+        deliver(tree.applyServerOverwrite(path: items, node: node))
+        for completion in provider.completions { deliver(completion(.complete)) }
+    }
+    print(String(format: "load %d children into a lone limitToLast(100) orderByChild view: %.3f s (%d events)",
+                 childCount, seconds(elapsed), top.count))
+    // Baseline: the index alone, built from the children by the bare sorted map.
+    let baseline = ContinuousClock().measure {
+        let ordered = SortedMap(node.children.map { (key: scoreIndex.key(name: $0.key, node: $0.value), value: $0.value) })
+        precondition(ordered.count == childCount)
+    }
+    print(String(format: "  baseline, a sorted map of the children by score: %.3f s; the engine takes %.2fx baseline time",
+                 seconds(baseline), seconds(elapsed) / seconds(baseline)))
+}
+
+/// 10,000 value listeners on distinct paths, each updated 10 times.
+func manyListeners() {
+    let listeners = 10_000
+    let rounds = 10
+    let provider = ImmediateListenProvider()
+    let tree = SyncTree(listenProvider: provider)
+    let paths = (0..<listeners).map { TreePath(keys: ["rooms", ChildKey("room\($0)"), "state"]) }
+    let values = (0..<rounds).map { round in (0..<listeners).map { Node(.string("state \(round) of \($0)")) } }
     var registrations: [CountingRegistration] = []
     let clock = ContinuousClock()
     let addElapsed = clock.measure {
-        for index in 0..<listeners {
+        for path in paths {
             let registration = CountingRegistration()
             registrations.append(registration)
-            deliver(tree.addEventRegistration(registration, for: .default(at: TreePath(keys: ["rooms", ChildKey("room\(index)"), "state"]))))
+            deliver(tree.addEventRegistration(registration, for: .default(at: path)))
         }
     }
     let updateElapsed = clock.measure {
-        for index in 0..<listeners {
-            deliver(tree.applyServerOverwrite(
-                path: TreePath(keys: ["rooms", ChildKey("room\(index)"), "state"]), node: Node(.string("open \(index)"))))
+        for round in 0..<rounds {
+            for index in 0..<listeners { deliver(tree.applyServerOverwrite(path: paths[index], node: values[round][index])) }
         }
     }
     let received = registrations.filter { $0.count > 0 }.count
-    print(String(format: "%d listeners on distinct paths: added in %.2f s; one update each: %.0f updates/s (%.2f s); %d listeners got events",
-                 listeners, seconds(addElapsed), Double(listeners) / seconds(updateElapsed), seconds(updateElapsed), received))
+    let rate = Double(listeners * rounds) / seconds(updateElapsed)
+    print(String(format: "%d listeners on distinct paths: added in %.2f s; %d updates each: %.0f updates/s (%.2f s); %d listeners got events",
+                 listeners, seconds(addElapsed), rounds, rate, seconds(updateElapsed), received))
+    // Baseline: the same values written into one bare tree.
+    var root = Node.empty
+    for index in 0..<listeners { root = root.updatingChild(at: paths[index], to: values[0][index]) }
+    let baseline = clock.measure {
+        for round in 0..<rounds {
+            for index in 0..<listeners { root = root.updatingChild(at: paths[index], to: values[round][index]) }
+        }
+    }
+    let baselineRate = Double(listeners * rounds) / seconds(baseline)
+    print(String(format: "  baseline, the same updates to one bare tree: %.0f updates/s; the engine runs at %.2fx baseline",
+                 baselineRate, rate / baselineRate))
 }
 
+let phases: [(name: String, run: () -> Void)] = [
+    ("wide", wideLocation), ("outside", outsideWindow), ("load", orderByChildLoad), ("listeners", manyListeners),
+]
+let chosen = Set(CommandLine.arguments.dropFirst())
+if let unknown = chosen.first(where: { name in !phases.contains { $0.name == name } }) {
+    print("queryengine-benchmark: unknown phase \(unknown); phases: \(phases.map(\.name).joined(separator: ", "))")
+    exit(64)
+}
 print("queryengine-benchmark (release build, one run, this machine)")
-wideLocation()
-manyListeners()
-print(String(format: "peak resident memory: %.1f MB", Double(peakResidentBytes()) / 1_048_576))
+for phase in phases where chosen.isEmpty || chosen.contains(phase.name) { phase.run() }
+print(String(format: "peak resident memory: %.1f MB", megabytes(peakResidentBytes())))

@@ -43,6 +43,25 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
         root = array.withUnsafeBufferPointer { SortedMap.build($0, 0, $0.count) }
     }
 
+    /// Builds a perfectly balanced map of `count` elements, asking `element` for each position
+    /// (its keys ascending, no duplicates) without gathering them in an array first.
+    ///
+    /// - Complexity: O(n).
+    @inlinable
+    public init(sortedUniqueCount count: Int, element: (Int) -> (key: Key, value: Value)) {
+        root = SortedMap.build(count: count, element, 0, count)
+    }
+
+    @inlinable
+    static func build(count: Int, _ element: (Int) -> (key: Key, value: Value), _ lower: Int, _ upper: Int) -> TreeNode? {
+        if lower >= upper { return nil }
+        let middle = (lower + upper) / 2
+        // In order: the left subtree's positions come first, then the middle's.
+        let left = build(count: count, element, lower, middle)
+        let (key, value) = element(middle)
+        return TreeNode(key: key, value: value, left: left, right: build(count: count, element, middle + 1, upper))
+    }
+
     @inlinable
     static func build(_ elements: UnsafeBufferPointer<(key: Key, value: Value)>, _ lower: Int, _ upper: Int) -> TreeNode? {
         if lower >= upper { return nil }

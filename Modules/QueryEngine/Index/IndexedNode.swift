@@ -38,22 +38,22 @@ public struct IndexedNode: Sendable {
         case .value, .child:
             break
         }
-        var entries: [(key: IndexKey, value: Node)] = []
-        entries.reserveCapacity(node.childCount)
-        var scalarKeys: [ScalarSortKey]? = []
-        scalarKeys?.reserveCapacity(node.childCount)
-        for (name, child) in node.children {
-            let key = index.key(name: name, node: child)
-            if scalarKeys != nil {
-                if let scalar = ScalarSortKey(key.value, position: entries.count) { scalarKeys!.append(scalar) } else { scalarKeys = nil }
-            }
-            entries.append((key, child))
-        }
-        guard var scalarKeys else { return SortedMap(entries) }
         // Children come in key order, so sorting plain numbers with the position as the tie
         // breaker gives index order without copying a single node.
+        let children = Array(node.children)
+        var scalarKeys: [ScalarSortKey] = []
+        scalarKeys.reserveCapacity(children.count)
+        for (position, child) in children.enumerated() {
+            guard let scalar = ScalarSortKey(index.key(name: child.key, node: child.value).value, position: position) else {
+                return SortedMap(children.map { (key: index.key(name: $0.key, node: $0.value), value: $0.value) })
+            }
+            scalarKeys.append(scalar)
+        }
         scalarKeys.sort()
-        return SortedMap(sortedUniqueElements: scalarKeys.lazy.map { entries[$0.position] })
+        return SortedMap(sortedUniqueCount: scalarKeys.count) { rank in
+            let child = children[scalarKeys[rank].position]
+            return (key: index.key(name: child.key, node: child.value), value: child.value)
+        }
     }
 
     /// The number of children.

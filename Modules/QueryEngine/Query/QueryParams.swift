@@ -27,18 +27,69 @@ public struct QueryParams: Sendable, Hashable, CustomStringConvertible {
         case right = "r"
     }
 
+    /// The parameters themselves, boxed: a query travels in every event a view raises, and one
+    /// reference is cheaper to copy (and to hold 100,000 times) than the bounds' nodes and keys.
+    private final class Storage: @unchecked Sendable {
+        // Mutated only while uniquely referenced (copy-on-write), so a shared box never changes.
+        var index: QueryIndex = .priority
+        var hasExplicitOrder = false
+        var start: Bound?
+        var end: Bound?
+        var limit: Int?
+        var explicitViewFrom: ViewFrom?
+
+        init() {}
+
+        init(copying other: Storage) {
+            index = other.index
+            hasExplicitOrder = other.hasExplicitOrder
+            start = other.start
+            end = other.end
+            limit = other.limit
+            explicitViewFrom = other.explicitViewFrom
+        }
+    }
+
+    private var storage = Storage()
+
+    /// The box, copied first when shared.
+    private var uniqueStorage: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+            return storage
+        }
+    }
+
     /// The order.
-    public internal(set) var index: QueryIndex = .priority
+    public internal(set) var index: QueryIndex {
+        get { storage.index }
+        set { uniqueStorage.index = newValue }
+    }
     /// Whether an order was set explicitly.
-    public internal(set) var hasExplicitOrder = false
+    public internal(set) var hasExplicitOrder: Bool {
+        get { storage.hasExplicitOrder }
+        set { uniqueStorage.hasExplicitOrder = newValue }
+    }
     /// The start bound.
-    public internal(set) var start: Bound?
+    public internal(set) var start: Bound? {
+        get { storage.start }
+        set { uniqueStorage.start = newValue }
+    }
     /// The end bound.
-    public internal(set) var end: Bound?
+    public internal(set) var end: Bound? {
+        get { storage.end }
+        set { uniqueStorage.end = newValue }
+    }
     /// The limit.
-    public internal(set) var limit: Int?
+    public internal(set) var limit: Int? {
+        get { storage.limit }
+        set { uniqueStorage.limit = newValue }
+    }
     /// Which end the limit keeps; set by limitToFirst / limitToLast.
-    public internal(set) var explicitViewFrom: ViewFrom?
+    public internal(set) var explicitViewFrom: ViewFrom? {
+        get { storage.explicitViewFrom }
+        set { uniqueStorage.explicitViewFrom = newValue }
+    }
 
     /// The default query: all data, priority order.
     public init() {}

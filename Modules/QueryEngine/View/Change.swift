@@ -35,55 +35,70 @@ public struct Change: Sendable {
     public var childName: ChildKey?
     /// The child's previous data, for changes.
     public var oldNode: Node?
-    /// The key of the previous sibling, filled in when events are generated.
-    public var previousName: ChildKey?
 
     static func value(_ node: IndexedNode) -> Change {
-        Change(type: .value, node: node, childName: nil, oldNode: nil, previousName: nil)
+        Change(type: .value, node: node, childName: nil, oldNode: nil)
     }
 
     static func childAdded(_ name: ChildKey, _ node: Node) -> Change {
-        Change(type: .childAdded, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+        Change(type: .childAdded, node: IndexedNode(node, index: .key), childName: name, oldNode: nil)
     }
 
     static func childRemoved(_ name: ChildKey, _ node: Node) -> Change {
-        Change(type: .childRemoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+        Change(type: .childRemoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil)
     }
 
     static func childChanged(_ name: ChildKey, new: Node, old: Node) -> Change {
-        Change(type: .childChanged, node: IndexedNode(new, index: .key), childName: name, oldNode: old, previousName: nil)
+        Change(type: .childChanged, node: IndexedNode(new, index: .key), childName: name, oldNode: old)
     }
 
     static func childMoved(_ name: ChildKey, _ node: Node) -> Change {
-        Change(type: .childMoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil, previousName: nil)
+        Change(type: .childMoved, node: IndexedNode(node, index: .key), childName: name, oldNode: nil)
     }
 }
 
 /// Collapses the changes one operation makes to each child into at most one change per child.
+///
+/// Changes are kept in an array with an index by key (a location's first load tracks one change
+/// per child: a dictionary of whole changes would hold several times their size in empty buckets).
 struct ChildChangeAccumulator {
-    private(set) var changes: [ChildKey: Change] = [:]
+    /// The changes in the order first tracked, including those at `cancelled` positions.
+    private var changes: [Change] = []
+    private var positions: [ChildKey: Int] = [:]
+    /// Positions whose changes cancelled out (added, then removed).
+    private var cancelled: Set<Int> = []
 
     mutating func track(_ change: Change) {
         guard let name = change.childName, !name.isPriorityKey else { return }
-        guard let old = changes[name] else {
-            changes[name] = change
+        guard let position = positions[name] else {
+            positions[name] = changes.count
+            changes.append(change)
             return
         }
+        if cancelled.remove(position) != nil {
+            changes[position] = change
+            return
+        }
+        let old = changes[position]
         switch (old.type, change.type) {
         case (.childAdded, .childRemoved):
-            changes[name] = nil
+            cancelled.insert(position)
         case (.childRemoved, .childAdded):
-            changes[name] = .childChanged(name, new: change.node.node, old: old.node.node)
+            changes[position] = .childChanged(name, new: change.node.node, old: old.node.node)
         case (.childChanged, .childRemoved):
-            changes[name] = .childRemoved(name, old.oldNode ?? .empty)
+            changes[position] = .childRemoved(name, old.oldNode ?? .empty)
         case (.childAdded, .childChanged):
-            changes[name] = .childAdded(name, change.node.node)
+            changes[position] = .childAdded(name, change.node.node)
         case (.childChanged, .childChanged):
-            changes[name] = .childChanged(name, new: change.node.node, old: old.oldNode ?? .empty)
+            changes[position] = .childChanged(name, new: change.node.node, old: old.oldNode ?? .empty)
         default:
             preconditionFailure("Illegal combination of changes: \(change.type) after \(old.type) for \(name)")
         }
     }
 
-    var allChanges: [Change] { Array(changes.values) }
+    /// The changes, consuming the accumulator (so the usual case hands over its array uncopied).
+    consuming func takeChanges() -> [Change] {
+        if cancelled.isEmpty { return changes }
+        return changes.enumerated().filter { !cancelled.contains($0.offset) }.map(\.element)
+    }
 }

@@ -46,7 +46,7 @@ struct ViewProcessor {
         case .listenComplete(_, let path):
             newViewCache = listenComplete(oldViewCache, path, writes, &accumulator)
         }
-        var changes = accumulator?.allChanges ?? []
+        var changes = accumulator.take()?.takeChanges() ?? []
         ViewProcessor.maybeAddValueEvent(old: oldViewCache, new: newViewCache, changes: &changes)
         return Result(viewCache: newViewCache, changes: changes)
     }
