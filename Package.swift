@@ -269,7 +269,7 @@ let package = Package(
             name: "rtdb-client-benchmark",
             dependencies: [
                 "RealtimeDatabase", "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
-                "TestSupport", "StorageBench",
+                "SyncClient", "SyncProtocol", "TestSupport", "StorageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

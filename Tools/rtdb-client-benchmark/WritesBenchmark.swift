@@ -58,7 +58,14 @@ struct WritesBenchmark {
             + (ackCount.map { "; then \(Format.number(Double($0))) queued writes acknowledged by an in-process server" } ?? ""))
         let server = ackCount == nil ? nil : try await InProcessServer.start()
         var results: [WritesResult] = []
+        var bare: AckResult?
         do {
+            if let server, let ackCount {
+                let baseline = try await BareConnectionAcks.measure(count: ackCount, server: server, timeout: timeout)
+                bare = baseline
+                Report.line("  baseline: a bare connection (no cache, no write queue, no listeners) got \(Format.number(Double(ackCount))) writes"
+                    + " acknowledged at \(Format.number(baseline.rate)) writes/s (\(Format.number(baseline.seconds, digits: 2)) s)")
+            }
             for store in stores {
                 var result = try await measure(store)
                 if let server, let ackCount {
@@ -70,7 +77,8 @@ struct WritesBenchmark {
                 Report.line("  \(Format.pad(store.label, 16, left: true)) loop \(Format.number(result.loopRate)) writes/s"
                     + (result.eventsRate.map { "  events \(Format.number($0)) writes/s" } ?? "")
                     + (result.diskUsage.map { "  disk \($0.text)" } ?? "")
-                    + (result.ack.map { "  acked \(Format.number($0.rate)) writes/s (\(Format.number(Double($0.count))) in \(Format.number($0.seconds, digits: 2)) s)" } ?? ""))
+                    + (result.ack.map { "  acked \(Format.number($0.rate)) writes/s (\(Format.number(Double($0.count))) in \(Format.number($0.seconds, digits: 2)) s)" } ?? "")
+                    + (result.ack.flatMap { ack in bare.map { " = \(Format.ratio(ack.rate, to: $0.rate)) the bare connection" } } ?? ""))
                 Report.line("  \(Format.pad("", 16)) loop writes/s per tenth: "
                     + result.tenthRates.map { Format.number($0) }.joined(separator: " → "))
                 results.append(result)
@@ -80,7 +88,7 @@ struct WritesBenchmark {
             throw error
         }
         await server?.stop()
-        Self.printTable(results)
+        Self.printTable(results, bare: bare)
         return results
     }
 
@@ -152,11 +160,11 @@ struct WritesBenchmark {
         return AckResult(count: count, seconds: (acked - start).seconds)
     }
 
-    static func printTable(_ results: [WritesResult]) {
+    static func printTable(_ results: [WritesResult], bare: AckResult? = nil) {
         let base = results.first(where: { $0.store == .memory })?.loopRate
         var table = Table([
             "store", "loop writes/s", "vs memory", "first 10% w/s", "last 10% w/s", "events writes/s", "disk (apparent)",
-            "disk (allocated)", "acked writes/s",
+            "disk (allocated)", "acked writes/s", "vs bare connection",
         ])
         for result in results {
             table.add([
@@ -166,6 +174,7 @@ struct WritesBenchmark {
                 result.diskUsage.map { Format.bytes($0.apparentBytes) } ?? "-",
                 result.diskUsage.map { Format.bytes($0.allocatedBytes) } ?? "-",
                 result.ack.map { Format.number($0.rate) } ?? "-",
+                result.ack.flatMap { ack in bare.map { Format.ratio(ack.rate, to: $0.rate) } } ?? "-",
             ])
         }
         table.print()
