@@ -33,11 +33,8 @@ enum BareConnectionAcks {
                 }
             }
         }
-        let start = ContinuousClock.now
-        connection.start()
-        guard let acked = await acknowledged.wait(timeout: timeout) else {
-            throw BenchmarkTimeout("the bare connection: the server did not acknowledge the last of \(count) writes within \(timeout)")
+        return try await AckResult.timing(count, until: acknowledged, timeout: timeout, of: "the bare connection") {
+            connection.start()
         }
-        return AckResult(count: count, seconds: (acked - start).seconds)
     }
 }

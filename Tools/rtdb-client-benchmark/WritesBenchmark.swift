@@ -29,6 +29,18 @@ struct AckResult: Sendable {
     let seconds: Double
 
     var rate: Double { Double(count) / seconds }
+
+    /// Calls `start` and times until `acknowledged` fires (the last of `count` writes acknowledged).
+    static func timing(
+        _ count: Int, until acknowledged: Signal, timeout: Duration, of what: String, start: () -> Void
+    ) async throws -> AckResult {
+        let started = ContinuousClock.now
+        start()
+        guard let acked = await acknowledged.wait(timeout: timeout) else {
+            throw BenchmarkTimeout("\(what): the server did not acknowledge the last of \(count) writes within \(timeout)")
+        }
+        return AckResult(count: count, seconds: (acked - started).seconds)
+    }
 }
 
 /// What the writes benchmark observes while it writes.
@@ -152,12 +164,9 @@ struct WritesBenchmark {
             if let error { Report.line("  the last write failed: \(error)") }
             acknowledged.fire(at: ContinuousClock.now)
         }
-        let start = ContinuousClock.now
-        database.goOnline()
-        guard let acked = await acknowledged.wait(timeout: timeout) else {
-            throw BenchmarkTimeout("writes (\(store.label)): the server did not acknowledge the last of \(count) writes within \(timeout)")
+        return try await AckResult.timing(count, until: acknowledged, timeout: timeout, of: "writes (\(store.label))") {
+            database.goOnline()
         }
-        return AckResult(count: count, seconds: (acked - start).seconds)
     }
 
     static func printTable(_ results: [WritesResult], bare: AckResult? = nil) {

@@ -13,13 +13,7 @@ public struct Event {
     /// The kind of event.
     public var type: EventType
     /// The query the event belongs to.
-    public var query: QuerySpec {
-        get { queryBox.query }
-        set { queryBox = QueryBox(newValue) }
-    }
-    /// The query, shared by every event of one view: a large first load raises one event per
-    /// child, and a query inline is over a hundred bytes.
-    private var queryBox: QueryBox
+    public var query: QuerySpec
     /// The registration to deliver it to.
     public var registration: any EventRegistration
     /// For `value`: the data at the query's location; for child events: the child's data.
@@ -29,26 +23,8 @@ public struct Event {
     /// For added, changed and moved events: the key of the previous sibling in the query's order.
     public var previousName: ChildKey?
 
-    init(
-        type: EventType, query: QueryBox, registration: any EventRegistration, node: Node, childName: ChildKey?,
-        previousName: ChildKey?
-    ) {
-        self.type = type
-        self.queryBox = query
-        self.registration = registration
-        self.node = node
-        self.childName = childName
-        self.previousName = previousName
-    }
-
     /// The location the data in ``node`` is at.
     public var path: TreePath { childName.map { query.path.child($0) } ?? query.path }
-}
-
-/// A query held once for the many events that carry it.
-final class QueryBox: Sendable {
-    let query: QuerySpec
-    init(_ query: QuerySpec) { self.query = query }
 }
 
 /// A listen was cancelled (for example, denied by security rules).

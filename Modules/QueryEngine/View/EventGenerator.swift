@@ -4,14 +4,7 @@ import CoreTree
 /// removed, added, moved, changed, then value; each type sorted by the query's order.
 struct EventGenerator {
     let query: QuerySpec
-    /// The query as every event carries it: one shared box.
-    private let queryBox: QueryBox
     var index: QueryIndex { query.params.index }
-
-    init(query: QuerySpec) {
-        self.query = query
-        self.queryBox = QueryBox(query)
-    }
 
     /// Appends the events for `changes` to `events`.
     func append(_ changes: [Change], eventCache: IndexedNode, registrations: [any EventRegistration], to events: inout [SyncEvent]) {
@@ -59,7 +52,7 @@ struct EventGenerator {
             }
             for registration in responding {
                 events.append(.data(Event(
-                    type: type, query: queryBox, registration: registration, node: change.node.node,
+                    type: type, query: query, registration: registration, node: change.node.node,
                     childName: change.childName, previousName: previousName)))
             }
         }
