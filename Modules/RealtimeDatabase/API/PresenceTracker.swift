@@ -14,8 +14,10 @@ import Logging
 /// ```
 ///
 /// On every connection (the first and each reconnection) the tracker takes a new entry and, in
-/// order: asks the server to remove that entry and to set `lastOnline` to its own clock when this
-/// client disconnects, waits until the server holds both, and only then marks the entry online.
+/// order: asks the server to set `lastOnline` to its own clock and then remove that entry when
+/// this client disconnects (the server runs them in that order, so a watcher never sees the entry
+/// gone before the new `lastOnline`), waits until the server holds both, and only then marks the
+/// entry online.
 /// So a client that drops at any moment never leaves an entry behind. The entry of the previous
 /// connection is removed too, in case its online mark was still queued when the connection
 /// dropped (a queued write is sent again after a reconnect, after the server already ran the old
@@ -63,8 +65,8 @@ public final class PresenceTracker: @unchecked Sendable {
             do {
                 // A mark of the last connection still queued would be sent again now: remove it.
                 if let previous { _ = try await previous.removeValue() }
-                _ = try await entryRef.onDisconnectRemoveValue()
                 _ = try await lastOnline.onDisconnectSetValue(ServerValue.timestamp())
+                _ = try await entryRef.onDisconnectRemoveValue()
                 guard lock.withLock({ generation == current }) else { return }
                 _ = try await entryRef.setValue(true)
             } catch {
