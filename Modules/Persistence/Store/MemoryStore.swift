@@ -1,4 +1,10 @@
+import CoreTree
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An in-memory ``OrderedKeyValueStore``: fast, and gone when the process ends.
 ///
@@ -7,9 +13,31 @@ import Synchronization
 public final class MemoryStore: OrderedKeyValueStore {
     /// Entries sorted by key.
     final class Contents: @unchecked Sendable {
-        var keys: [[UInt8]] = []
-        var values: [[UInt8]] = []
+        /// A persistent sorted map: a put or delete anywhere is O(log n) (a sorted array moved
+        /// every later entry, which made draining a long queue from its front quadratic).
+        var entries = SortedMap<StoreKey, [UInt8]>()
         var isOpen = false
+    }
+
+    /// A key ordered byte by byte, as the disk backends order theirs.
+    struct StoreKey: ThreeWayComparable {
+        let bytes: [UInt8]
+
+        static func compare(_ lhs: StoreKey, _ rhs: StoreKey) -> Int {
+            lhs.bytes.withUnsafeBufferPointer { left in
+                rhs.bytes.withUnsafeBufferPointer { right in
+                    let common = min(left.count, right.count)
+                    if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+                        let order = memcmp(a, b, common)
+                        if order != 0 { return order < 0 ? -1 : 1 }
+                    }
+                    return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+                }
+            }
+        }
+
+        static func < (lhs: StoreKey, rhs: StoreKey) -> Bool { compare(lhs, rhs) < 0 }
+        static func == (lhs: StoreKey, rhs: StoreKey) -> Bool { lhs.bytes == rhs.bytes }
     }
 
     private static let shared = Mutex<[String: Contents]>([:])
@@ -50,32 +78,25 @@ public final class MemoryStore: OrderedKeyValueStore {
     }
 
     /// The position of the first key not less than `key`.
-    private static func lowerBound(_ key: [UInt8], in keys: [[UInt8]]) -> Int {
-        var low = 0
-        var high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if keys[middle].lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+    /// The entries from `range`'s lower bound up to (not including) its upper bound.
+    private static func entries(in range: KeyRange, of contents: Contents) -> [(key: StoreKey, value: [UInt8])] {
+        let upper = range.upperBound.map(StoreKey.init(bytes:))
+        var result: [(key: StoreKey, value: [UInt8])] = []
+        for entry in contents.entries.elements(from: StoreKey(bytes: range.lowerBound)) {
+            if let upper, StoreKey.compare(entry.key, upper) >= 0 { break }
+            result.append(entry)
         }
-        return low
+        return result
     }
 
     public func get(_ key: [UInt8]) throws -> [UInt8]? {
-        try withContents { contents in
-            let position = MemoryStore.lowerBound(key, in: contents.keys)
-            return position < contents.keys.count && contents.keys[position] == key ? contents.values[position] : nil
-        }
+        try withContents { contents in contents.entries[StoreKey(bytes: key)] }
     }
 
     public func scan(_ range: KeyRange, reverse: Bool, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
         // Copy the range first so `body` may not observe (or deadlock on) later writes.
-        let entries: [([UInt8], [UInt8])] = try withContents { contents in
-            let start = MemoryStore.lowerBound(range.lowerBound, in: contents.keys)
-            let end = range.upperBound.map { MemoryStore.lowerBound($0, in: contents.keys) } ?? contents.keys.count
-            guard start < end else { return [] }
-            return Array(zip(contents.keys[start..<end], contents.values[start..<end]))
-        }
-        for (key, value) in reverse ? entries.reversed() : entries where !(try body(key, value)) { return }
+        let entries = try withContents { contents in MemoryStore.entries(in: range, of: contents) }
+        for entry in reverse ? entries.reversed() : entries where !(try body(entry.key.bytes, entry.value)) { return }
     }
 
     public func write(_ batch: WriteBatch, durable: Bool) throws {
@@ -83,26 +104,11 @@ public final class MemoryStore: OrderedKeyValueStore {
             for operation in batch.operations {
                 switch operation {
                 case .put(let key, let value):
-                    let position = MemoryStore.lowerBound(key, in: contents.keys)
-                    if position < contents.keys.count && contents.keys[position] == key {
-                        contents.values[position] = value
-                    } else {
-                        contents.keys.insert(key, at: position)
-                        contents.values.insert(value, at: position)
-                    }
+                    contents.entries.insert(StoreKey(bytes: key), value)
                 case .delete(let key):
-                    let position = MemoryStore.lowerBound(key, in: contents.keys)
-                    if position < contents.keys.count && contents.keys[position] == key {
-                        contents.keys.remove(at: position)
-                        contents.values.remove(at: position)
-                    }
+                    contents.entries.remove(StoreKey(bytes: key))
                 case .deleteRange(let range):
-                    let start = MemoryStore.lowerBound(range.lowerBound, in: contents.keys)
-                    let end = range.upperBound.map { MemoryStore.lowerBound($0, in: contents.keys) } ?? contents.keys.count
-                    if start < end {
-                        contents.keys.removeSubrange(start..<end)
-                        contents.values.removeSubrange(start..<end)
-                    }
+                    for entry in MemoryStore.entries(in: range, of: contents) { contents.entries.remove(entry.key) }
                 }
             }
         }
