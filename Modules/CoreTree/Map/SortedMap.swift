@@ -122,17 +122,28 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public subscript(key: Key) -> Value? {
-        // The map keeps every node alive while it is borrowed here, so the walk need not retain
-        // each node it passes (retain/release dominated lookups in profiles).
-        withExtendedLifetime(root) {
-            unowned(unsafe) var node = root
-            while let current = node {
-                let order = Key.compare(key, current.key)
-                if order == 0 { return current.value }
-                node = order < 0 ? current.left : current.right
+        guard let root else { return nil }
+        // The map keeps every node alive while it is read here, so the walk holds unretained
+        // references (retain/release of each node passed dominated lookups in profiles).
+        return withExtendedLifetime(root) {
+            var node = Unmanaged.passUnretained(root)
+            while true {
+                let (order, next) = node._withUnsafeGuaranteedRef { current in
+                    let order = Key.compare(key, current.key)
+                    return (order, order < 0 ? SortedMap.unretained(current.left) : SortedMap.unretained(current.right))
+                }
+                if order == 0 { return node._withUnsafeGuaranteedRef { $0.value } }
+                guard let next else { return nil }
+                node = next
             }
-            return nil
         }
+    }
+
+    /// `node` as an unretained reference, for walks over a map that keeps it alive.
+    @inlinable @inline(__always)
+    static func unretained(_ node: TreeNode?) -> Unmanaged<TreeNode>? {
+        guard let node else { return nil }
+        return Unmanaged.passUnretained(node)
     }
 
     /// Whether `key` is present. - Complexity: O(log n).
@@ -199,19 +210,7 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func predecessor(of key: Key) -> (key: Key, value: Value)? {
-        withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
-            unowned(unsafe) var node = root
-            unowned(unsafe) var best: TreeNode?
-            while let current = node {
-                if Key.compare(current.key, key) < 0 {
-                    best = current
-                    node = current.right
-                } else {
-                    node = current.left
-                }
-            }
-            return best.map { ($0.key, $0.value) }
-        }
+        bound(of: key, below: true)
     }
 
     /// The element with the smallest key larger than `key` (`key` need not be present).
@@ -219,18 +218,27 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func successor(of key: Key) -> (key: Key, value: Value)? {
-        withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
-            unowned(unsafe) var node = root
-            unowned(unsafe) var best: TreeNode?
+        bound(of: key, below: false)
+    }
+
+    /// The closest element strictly below (or above) `key`, walked without retaining nodes.
+    @inlinable
+    func bound(of key: Key, below: Bool) -> (key: Key, value: Value)? {
+        guard let root else { return nil }
+        return withExtendedLifetime(root) { () -> (key: Key, value: Value)? in
+            var node: Unmanaged<TreeNode>? = Unmanaged.passUnretained(root)
+            var best: Unmanaged<TreeNode>?
             while let current = node {
-                if Key.compare(current.key, key) > 0 {
-                    best = current
-                    node = current.left
-                } else {
-                    node = current.right
+                node = current._withUnsafeGuaranteedRef { current in
+                    let order = Key.compare(current.key, key)
+                    if below ? order < 0 : order > 0 {
+                        best = Unmanaged.passUnretained(current)
+                        return SortedMap.unretained(below ? current.right : current.left)
+                    }
+                    return SortedMap.unretained(below ? current.left : current.right)
                 }
             }
-            return best.map { ($0.key, $0.value) }
+            return best?._withUnsafeGuaranteedRef { ($0.key, $0.value) }
         }
     }
 
@@ -241,17 +249,19 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     @inlinable
     public func element(at index: Int) -> (key: Key, value: Value) {
         precondition(index >= 0 && index < count, "SortedMap index \(index) out of range 0..<\(count)")
-        var node = root!
-        var remaining = index
-        while true {
-            let leftSize = node.left?.size ?? 0
-            if remaining < leftSize {
-                node = node.left!
-            } else if remaining == leftSize {
-                return (node.key, node.value)
-            } else {
-                remaining -= leftSize + 1
-                node = node.right!
+        return withExtendedLifetime(root) {
+            var node = Unmanaged.passUnretained(root!)
+            var remaining = index
+            while true {
+                let next = node._withUnsafeGuaranteedRef { current -> Unmanaged<TreeNode>? in
+                    let leftSize = current.left?.size ?? 0
+                    if remaining < leftSize { return SortedMap.unretained(current.left) }
+                    if remaining == leftSize { return nil }
+                    remaining -= leftSize + 1
+                    return SortedMap.unretained(current.right)
+                }
+                guard let next else { return node._withUnsafeGuaranteedRef { ($0.key, $0.value) } }
+                node = next
             }
         }
     }
@@ -261,17 +271,21 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     /// - Complexity: O(log n).
     @inlinable
     public func index(of key: Key) -> Int {
-        withExtendedLifetime(root) {
-            unowned(unsafe) var node = root
+        guard let root else { return 0 }
+        return withExtendedLifetime(root) {
+            var node: Unmanaged<TreeNode>? = Unmanaged.passUnretained(root)
             var rank = 0
             while let current = node {
-                let order = Key.compare(key, current.key)
-                if order <= 0 {
-                    if order == 0 { return rank + (current.left?.size ?? 0) }
-                    node = current.left
-                } else {
-                    rank += (current.left?.size ?? 0) + 1
-                    node = current.right
+                node = current._withUnsafeGuaranteedRef { current in
+                    let order = Key.compare(key, current.key)
+                    let leftSize = current.left?.size ?? 0
+                    if order == 0 {
+                        rank += leftSize
+                        return nil
+                    }
+                    if order < 0 { return SortedMap.unretained(current.left) }
+                    rank += leftSize + 1
+                    return SortedMap.unretained(current.right)
                 }
             }
             return rank
@@ -292,14 +306,22 @@ extension SortedMap {
 
     @inlinable
     static func insert(_ key: Key, _ value: Value, into node: TreeNode?) -> TreeNode {
-        guard let node else { return TreeNode(key: key, value: value, left: nil, right: nil) }
-        let order = Key.compare(key, node.key)
-        if order == 0 {
-            return TreeNode(key: key, value: value, left: node.left, right: node.right)
-        } else if order < 0 {
-            return balance(node.key, node.value, insert(key, value, into: node.left), node.right)
-        } else {
-            return balance(node.key, node.value, node.left, insert(key, value, into: node.right))
+        insert(key, value, below: unretained(node))
+    }
+
+    /// Path-copying insertion into a subtree reached by an unretained walk.
+    @inlinable
+    static func insert(_ key: Key, _ value: Value, below subtree: Unmanaged<TreeNode>?) -> TreeNode {
+        guard let subtree else { return TreeNode(key: key, value: value, left: nil, right: nil) }
+        return subtree._withUnsafeGuaranteedRef { node in
+            let order = Key.compare(key, node.key)
+            if order == 0 {
+                return TreeNode(key: key, value: value, left: node.left, right: node.right)
+            } else if order < 0 {
+                return balance(node.key, node.value, insert(key, value, below: unretained(node.left)), node.right)
+            } else {
+                return balance(node.key, node.value, node.left, insert(key, value, below: unretained(node.right)))
+            }
         }
     }
 
@@ -340,15 +362,23 @@ extension SortedMap {
     /// Removes `key` from the subtree, reporting whether it was there and the new subtree.
     @inlinable
     static func remove(_ key: Key, from node: TreeNode) -> Removal {
-        let order = Key.compare(key, node.key)
-        if order == 0 {
-            return .removed(glue(node.left, node.right))
-        } else if order < 0 {
-            guard let left = node.left, case .removed(let newLeft) = remove(key, from: left) else { return .notFound }
-            return .removed(balance(node.key, node.value, newLeft, node.right))
-        } else {
-            guard let right = node.right, case .removed(let newRight) = remove(key, from: right) else { return .notFound }
-            return .removed(balance(node.key, node.value, node.left, newRight))
+        remove(key, below: Unmanaged.passUnretained(node))
+    }
+
+    /// Path-copying removal from a subtree reached by an unretained walk.
+    @inlinable
+    static func remove(_ key: Key, below subtree: Unmanaged<TreeNode>) -> Removal {
+        subtree._withUnsafeGuaranteedRef { node in
+            let order = Key.compare(key, node.key)
+            if order == 0 {
+                return .removed(glue(node.left, node.right))
+            } else if order < 0 {
+                guard let left = unretained(node.left), case .removed(let newLeft) = remove(key, below: left) else { return .notFound }
+                return .removed(balance(node.key, node.value, newLeft, node.right))
+            } else {
+                guard let right = unretained(node.right), case .removed(let newRight) = remove(key, below: right) else { return .notFound }
+                return .removed(balance(node.key, node.value, node.left, newRight))
+            }
         }
     }
 
