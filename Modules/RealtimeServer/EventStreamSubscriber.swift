@@ -12,8 +12,9 @@ final class EventStreamSubscriber: DataSubscriber {
 
     init(outbox: Outbox) { self.outbox = outbox }
 
-    /// The events, in order, for the response body.
-    var events: AsyncStream<String> { outbox.messages }
+    /// The events, in order, for the response body: each batch is every event queued since the
+    /// body last wrote.
+    var events: Outbox.Batches { outbox.batches }
 
     func send(_ update: ListenUpdate) {
         let relative = "/" + (update.path.relative(to: update.listenPath)?.relativeForm ?? "")

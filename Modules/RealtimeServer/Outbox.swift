@@ -8,17 +8,23 @@ import Synchronization
 /// closes itself and reports overflow, and the client is dropped, so one slow client cannot make
 /// the server hold unbounded memory. Once closed it accepts nothing more; what it still holds is
 /// released with it.
+///
+/// The one writer takes what is waiting in ``batches``: every message queued since its last
+/// write, in order, so it can send them together and flush the socket once (a group commit
+/// acknowledges many of a connection's writes at the same moment; a flush each was a system call
+/// each).
 final class Outbox: Sendable {
     private struct State {
+        var waiting: [String] = []
         var queuedBytes = 0
         var overflowed = false
         var finished = false
     }
 
     private let state = Mutex(State())
-    private let continuation: AsyncStream<String>.Continuation
-    /// The messages, in order, for the one writer.
-    let messages: AsyncStream<String>
+    /// Wakes the writer when messages arrive; finished when the outbox closes.
+    private let signal: AsyncStream<Void>.Continuation
+    private let signals: AsyncStream<Void>
     private let maxQueuedBytes: Int
     private let budget: OutboundBudget
     private let onOverflow: @Sendable () -> Void
@@ -30,7 +36,7 @@ final class Outbox: Sendable {
         self.maxQueuedBytes = maxQueuedBytes
         self.budget = budget
         self.onOverflow = onOverflow
-        (messages, continuation) = AsyncStream.makeStream(of: String.self)
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     deinit {
@@ -39,7 +45,7 @@ final class Outbox: Sendable {
 
     /// Runs `body` once when the outbox closes (finished, overflowed, or its reader went away).
     func onTermination(_ body: @escaping @Sendable () -> Void) {
-        continuation.onTermination = { _ in body() }
+        signal.onTermination = { _ in body() }
     }
 
     /// Queues `message`; returns `false` when the outbox is closed (finished or overflowed).
@@ -55,20 +61,57 @@ final class Outbox: Sendable {
                 return (false, true)
             }
             state.queuedBytes += size
+            state.waiting.append(message)
             return (true, false)
         }
         if accepted {
-            continuation.yield(message)
+            signal.yield()
         } else {
-            continuation.finish()
+            signal.finish()
             if overflowedNow { onOverflow() }
         }
         return accepted
     }
 
-    /// Marks `message` as written.
-    func didWrite(_ message: String) {
-        let size = message.utf8.count
+    /// The messages in order, in batches: each batch is everything queued since the writer last
+    /// asked. Ends once the outbox is closed and drained. One writer only.
+    var batches: Batches { Batches(outbox: self) }
+
+    /// The batches of an outbox's messages, for its one writer.
+    struct Batches: AsyncSequence {
+        let outbox: Outbox
+
+        func makeAsyncIterator() -> Iterator { Iterator(outbox: outbox, signals: outbox.signals.makeAsyncIterator()) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let outbox: Outbox
+            var signals: AsyncStream<Void>.Iterator
+
+            mutating func next() async -> [String]? {
+                while true {
+                    let (batch, finished) = outbox.takeWaiting()
+                    if !batch.isEmpty { return batch }
+                    if finished { return nil }
+                    if await signals.next() == nil {
+                        // Closed (or the writer was cancelled): what was queued before still goes.
+                        let rest = outbox.takeWaiting().messages
+                        return rest.isEmpty ? nil : rest
+                    }
+                }
+            }
+        }
+    }
+
+    private func takeWaiting() -> (messages: [String], finished: Bool) {
+        state.withLock { state in
+            defer { state.waiting = [] }
+            return (state.waiting, state.finished)
+        }
+    }
+
+    /// Marks `messages` (a batch taken from ``batches``) as written.
+    func didWrite(_ messages: [String]) {
+        let size = messages.reduce(0) { $0 + $1.utf8.count }
         state.withLock { $0.queuedBytes -= size }
         budget.release(size)
     }
@@ -82,6 +125,6 @@ final class Outbox: Sendable {
     /// Closes the outbox; the writer drains what is queued and ends.
     func finish() {
         state.withLock { $0.finished = true }
-        continuation.finish()
+        signal.finish()
     }
 }

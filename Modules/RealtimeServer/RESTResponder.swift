@@ -275,9 +275,11 @@ struct RESTResponder: HTTPResponder {
         }
         let events = subscriber.events
         let body = ResponseBody { writer in
-            for await text in events {
-                try await writer.write(ByteBuffer(string: text))
-                outbox.didWrite(text)
+            for await batch in events {
+                var buffer = ByteBuffer()
+                for text in batch { buffer.writeString(text) }
+                try await writer.write(buffer)
+                outbox.didWrite(batch)
             }
             try await writer.finish(nil)
             // The stream ended (a cancel, the shutdown's last event, a slow reader): the

@@ -51,14 +51,14 @@ enum WebSocketConnection {
             extensions: configuration.exactlyOnceWrites ? [WriteStamp.handshakeExtension] : []))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await message in outbox.messages {
+                for await batch in outbox.batches {
                     do {
-                        for frame in FrameSplitter.frames(for: message) { try await outbound.write(.text(frame)) }
+                        try await WebSocketConnection.write(batch, to: channel)
                     } catch {
                         outbox.finish()
                         break
                     }
-                    outbox.didWrite(message)
+                    outbox.didWrite(batch)
                 }
             }
             var recorded = Holdings(caller: .anonymous, listens: 0, onDisconnect: 0)
@@ -93,6 +93,25 @@ enum WebSocketConnection {
             await session.end()
             outbox.finish()
         }
+    }
+
+    /// Writes a batch of messages as text frames (long ones split) and flushes the socket once,
+    /// returning when the last is written: the outbox counts them as queued until then, so a
+    /// reader too slow for the cap is still cut off. The frames go straight to the channel, as
+    /// the WebSocket writer would send them (no extensions are negotiated, and a server does not
+    /// mask), because its writer flushes after every frame: a system call per acknowledgement.
+    static func write(_ batch: [String], to channel: any Channel) async throws {
+        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            var last: EventLoopFuture<Void>?
+            for message in batch {
+                for frame in FrameSplitter.frames(for: message) {
+                    let data = channel.allocator.buffer(string: frame)
+                    last = channel.write(WebSocketFrame(fin: true, opcode: .text, data: data))
+                }
+            }
+            channel.flush()
+            return last ?? channel.eventLoop.makeSucceededVoidFuture()
+        }.get()
     }
 
     /// What the connection directory shows of a session, compared to skip unchanged updates.
