@@ -79,7 +79,6 @@ public actor NamespaceDatabase {
         var settings: [StoreSetting]
         var stamp: WriteStamp?
         var value: Node
-        var rootAfter: Node
         var completion: @Sendable (WriteResult) -> Void
     }
 
@@ -242,7 +241,7 @@ public actor NamespaceDatabase {
         case .accepted(let decided, _):
             pending.append(PendingWrite(
                 deliveries: decided.deliveries, changedPaths: decided.changedPaths, settings: decided.settings, stamp: decided.stamp,
-                value: decided.value, rootAfter: root, completion: completion))
+                value: decided.value, completion: completion))
             startCommitting()
         }
     }
@@ -519,10 +518,12 @@ public actor NamespaceDatabase {
         while !pending.isEmpty {
             let group = pending
             pending = []
-            let change = StoreChange(
-                root: group[group.count - 1].rootAfter, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
+            // The tree now is the tree after the group's last write: only the group's writes have
+            // changed it since the last commit (a write refused changes nothing). Keeping each
+            // write's own tree instead held every intermediate tree of the group alive.
+            let change = StoreChange(root: root, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
             let failure = change.changedPaths.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
-            finish(group, failure: failure)
+            finish(group, root: change.root, failure: failure)
         }
         committing = false
         let waiters = idleWaiters
@@ -547,9 +548,10 @@ public actor NamespaceDatabase {
         }
     }
 
-    private func finish(_ group: [PendingWrite], failure: (any Error)?) {
+    /// Ends a group whose writes made the tree `root`: durable, or undone with every write after it.
+    private func finish(_ group: [PendingWrite], root: Node, failure: (any Error)?) {
         guard let failure else {
-            if let last = group.last { durableRoot = last.rootAfter }
+            durableRoot = root
             for write in group {
                 for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
                 write.completion(.committed(value: write.value))
