@@ -19,6 +19,9 @@ final class Outbox: Sendable {
         var queuedBytes = 0
         var overflowed = false
         var finished = false
+        /// Told of each message queued, instead of waking ``batches`` (a writer that sends from
+        /// elsewhere, such as a channel's event loop).
+        var onEnqueue: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
@@ -52,20 +55,20 @@ final class Outbox: Sendable {
     @discardableResult
     func enqueue(_ message: String) -> Bool {
         let size = message.utf8.count
-        let (accepted, overflowedNow) = state.withLock { state -> (Bool, Bool) in
-            if state.finished { return (false, false) }
+        let (accepted, overflowedNow, onEnqueue) = state.withLock { state -> (Bool, Bool, (@Sendable () -> Void)?) in
+            if state.finished { return (false, false, nil) }
             let overCap = state.queuedBytes > 0 && state.queuedBytes + size > maxQueuedBytes
             if overCap || !budget.reserve(size) {
                 state.overflowed = true
                 state.finished = true
-                return (false, true)
+                return (false, true, nil)
             }
             state.queuedBytes += size
             state.waiting.append(message)
-            return (true, false)
+            return (true, false, state.onEnqueue)
         }
         if accepted {
-            signal.yield()
+            if let onEnqueue { onEnqueue() } else { signal.yield() }
         } else {
             signal.finish()
             if overflowedNow { onOverflow() }
@@ -102,7 +105,18 @@ final class Outbox: Sendable {
         }
     }
 
-    private func takeWaiting() -> (messages: [String], finished: Bool) {
+    /// Hands each message queued from now on to `body` (which takes them with
+    /// ``takeWaiting()``) instead of to ``batches``; messages already waiting are handed over at once.
+    func onEnqueue(_ body: @escaping @Sendable () -> Void) {
+        let waiting = state.withLock { state in
+            state.onEnqueue = body
+            return !state.waiting.isEmpty
+        }
+        if waiting { body() }
+    }
+
+    /// Takes every message waiting, and whether the outbox is closed.
+    func takeWaiting() -> (messages: [String], finished: Bool) {
         state.withLock { state in
             defer { state.waiting = [] }
             return (state.waiting, state.finished)

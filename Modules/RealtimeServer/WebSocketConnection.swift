@@ -49,69 +49,40 @@ enum WebSocketConnection {
         outbox.enqueue(ServerMessage.handshake(
             timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased(),
             extensions: configuration.exactlyOnceWrites ? [WriteStamp.handshakeExtension] : []))
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await batch in outbox.batches {
-                    do {
-                        try await WebSocketConnection.write(batch, to: channel)
-                    } catch {
-                        outbox.finish()
-                        break
+        let writer = WebSocketOutboxWriter(outbox: outbox, channel: channel)
+        // The writer sends from the event loop; it lives as long as the connection is served.
+        defer { withExtendedLifetime(writer) {} }
+        var recorded = Holdings(caller: .anonymous, listens: 0, onDisconnect: 0)
+        do {
+            for try await message in inbound.messages(maxSize: WireLimits.maxMessageBytes) {
+                if outbox.overflowed { break }
+                switch message {
+                case .text(let text):
+                    await session.receive(text)
+                    let holds = Holdings(caller: session.caller, listens: session.listenCount, onDisconnect: session.onDisconnectCount)
+                    if holds != recorded {
+                        recorded = holds
+                        record.update(caller: holds.caller, listens: holds.listens, onDisconnectWrites: holds.onDisconnect)
                     }
-                    outbox.didWrite(batch)
+                case .binary:
+                    outbox.enqueue(ServerMessage.error("Binary messages are not part of the protocol; send JSON text."))
                 }
             }
-            var recorded = Holdings(caller: .anonymous, listens: 0, onDisconnect: 0)
-            do {
-                for try await message in inbound.messages(maxSize: WireLimits.maxMessageBytes) {
-                    if outbox.overflowed { break }
-                    switch message {
-                    case .text(let text):
-                        await session.receive(text)
-                        let holds = Holdings(caller: session.caller, listens: session.listenCount, onDisconnect: session.onDisconnectCount)
-                        if holds != recorded {
-                            recorded = holds
-                            record.update(caller: holds.caller, listens: holds.listens, onDisconnectWrites: holds.onDisconnect)
-                        }
-                    case .binary:
-                        outbox.enqueue(ServerMessage.error("Binary messages are not part of the protocol; send JSON text."))
-                    }
-                }
-            } catch {
-                closeReason = "error: \(error)"
-            }
-            if outbox.overflowed {
-                closeReason = "the client read too slowly"
-            } else if activity.isShuttingDown {
-                closeReason = "the server is shutting down"
-            }
-            let elapsed = opened.duration(to: .now)
-            logger.log(level: configuration.accessLogLevel, "websocket close", metadata: [
-                "namespace": "\(database.name)", "peer": "\(peer)", "reason": "\(closeReason)",
-                "seconds": "\(elapsed.components.seconds)",
-            ])
-            await session.end()
-            outbox.finish()
+        } catch {
+            closeReason = "error: \(error)"
         }
-    }
-
-    /// Writes a batch of messages as text frames (long ones split) and flushes the socket once,
-    /// returning when the last is written: the outbox counts them as queued until then, so a
-    /// reader too slow for the cap is still cut off. The frames go straight to the channel, as
-    /// the WebSocket writer would send them (no extensions are negotiated, and a server does not
-    /// mask), because its writer flushes after every frame: a system call per acknowledgement.
-    static func write(_ batch: [String], to channel: any Channel) async throws {
-        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
-            var last: EventLoopFuture<Void>?
-            for message in batch {
-                for frame in FrameSplitter.frames(for: message) {
-                    let data = channel.allocator.buffer(string: frame)
-                    last = channel.write(WebSocketFrame(fin: true, opcode: .text, data: data))
-                }
-            }
-            channel.flush()
-            return last ?? channel.eventLoop.makeSucceededVoidFuture()
-        }.get()
+        if outbox.overflowed {
+            closeReason = "the client read too slowly"
+        } else if activity.isShuttingDown {
+            closeReason = "the server is shutting down"
+        }
+        let elapsed = opened.duration(to: .now)
+        logger.log(level: configuration.accessLogLevel, "websocket close", metadata: [
+            "namespace": "\(database.name)", "peer": "\(peer)", "reason": "\(closeReason)",
+            "seconds": "\(elapsed.components.seconds)",
+        ])
+        await session.end()
+        outbox.finish()
     }
 
     /// What the connection directory shows of a session, compared to skip unchanged updates.

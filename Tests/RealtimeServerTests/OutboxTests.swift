@@ -58,6 +58,21 @@ struct OutboxTests {
         let third = Outbox(maxQueuedBytes: 100, budget: budget)
         #expect(third.enqueue("12345678"), "the dropped outbox gave its bytes back")
     }
+    @Test("A writer that sends from elsewhere is told of each message queued, and of those already waiting, and takes them in order")
+    func handOff() {
+        let outbox = Outbox(maxQueuedBytes: 1_000, budget: OutboundBudget(limit: 10_000))
+        outbox.enqueue("early")
+        let told = OverflowFlag()
+        outbox.onEnqueue { told.set() }
+        #expect(told.value, "a message was already waiting")
+        outbox.enqueue("late")
+        let taken = outbox.takeWaiting()
+        #expect(taken.messages == ["early", "late"] && !taken.finished)
+        #expect(outbox.takeWaiting().messages.isEmpty)
+        outbox.finish()
+        #expect(outbox.takeWaiting().finished)
+        #expect(!outbox.enqueue("after"), "closed")
+    }
 }
 
 private final class OverflowFlag: Sendable {
