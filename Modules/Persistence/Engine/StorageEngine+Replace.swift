@@ -32,10 +32,22 @@ extension StorageEngine {
             }
         }
         var delta = 0
+        // The ancestors whose (leaf) rows this batch already deletes. A group of writes under one
+        // location shares its ancestors: deleting the root's, `users`' and `users/ada`'s row once
+        // instead of once per write takes most of the statements out of a server's group commit.
+        // Closed under taking ancestors, so a walk up stops at the first one it meets.
+        var deletedAncestors = Set<TreePath>()
         for (path, node) in replacements {
             precondition(StorageKeys.fits(path), "replaceData needs paths that are their own replacement anchor")
-            for depth in 0..<path.depth {
-                batch.delete(StorageKeys.cacheKey(TreePath(keys: Array(path.keys.prefix(depth)))))
+            if deletedAncestors.contains(path) {
+                // An earlier path lies below this one: this replacement adds rows where those
+                // deletions happened, so a later path below them must delete its ancestors again.
+                deletedAncestors = deletedAncestors.filter { !path.contains($0) }
+            }
+            var ancestor = path
+            while let parent = ancestor.parent, deletedAncestors.insert(parent).inserted {
+                batch.delete(StorageKeys.cacheKey(parent))
+                ancestor = parent
             }
             batch.deleteRange(KeyRange(prefix: StorageKeys.cacheKey(path)))
             StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
