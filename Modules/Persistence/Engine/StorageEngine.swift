@@ -178,6 +178,26 @@ public final class StorageEngine: @unchecked Sendable {
         }
     }
 
+    /// Records an acknowledged set in one commit: `node` replaces the cached server data at `path`,
+    /// `trackedQuery` (when given) is saved, and the write's queue record (when given) is removed.
+    ///
+    /// The three used to be three commits per acknowledgement, which made draining a queued
+    /// backlog on SQLite three transactions per write; together they also cannot be torn apart by
+    /// a crash. Like ``removeUserWrite(writeId:)``, nothing is synced here.
+    public func acknowledgeUserWrite(writeId: Int64?, caching node: Node, at path: TreePath, trackedQuery: TrackedQuery?) throws {
+        try locked {
+            var batch = WriteBatch()
+            var delta = 0
+            try addOverwrite(at: path, node, to: &batch, delta: &delta)
+            if let trackedQuery {
+                batch.put(StorageKeys.queryKey(trackedQuery.id), trackedQuery.encoded())
+                trackedQueryCache = nil
+            }
+            if let writeId { batch.delete(StorageKeys.writeKey(writeId)) }
+            try commitCache(batch, delta: delta)
+        }
+    }
+
     /// Replaces the cached data at each of `children`' paths below `path`.
     ///
     /// The usual merge (distinct immediate children, at least one of them data, nothing cached as

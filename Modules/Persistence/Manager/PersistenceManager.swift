@@ -113,6 +113,23 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
         }
     }
 
+    /// The cache update, the tracked query that now covers it and the queue record's removal go
+    /// to the store in one commit.
+    public func acknowledgeUserOverwrite(path: TreePath, node: Node, removingWrite writeId: Int64?) {
+        locked {
+            recordingCacheErrors {
+                guard !hasActiveDefaultQuery(at: path) else {
+                    // With an active listener here the server sends the data anyway.
+                    if let writeId { try engine.removeUserWrite(writeId: writeId) }
+                    return
+                }
+                let (entry, changed) = trackedEntry(.default(at: path)) { $0.isComplete = true }
+                try engine.acknowledgeUserWrite(writeId: writeId, caching: node, at: path, trackedQuery: changed ? entry : nil)
+                if changed { adopt(entry) }
+            }
+        }
+    }
+
     public func applyUserWriteToServerCache(path: TreePath, merge: CompoundWrite) {
         var writes: [(TreePath, Node)] = []
         merge.forEachWrite { relative, node in writes.append((path.appending(relative), node)) }
@@ -225,15 +242,27 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
 
     @discardableResult
     private func ensureTracked(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) throws -> TrackedQuery {
-        let key = PersistenceManager.normalized(query)
-        var entry = tracked[key] ?? TrackedQuery(id: nextQueryId, query: key, lastUse: now(), isComplete: false, isActive: false, isPinned: false)
-        if tracked[key] == nil { nextQueryId += 1 }
-        change(&entry)
-        if tracked[key] != entry {
+        let (entry, changed) = trackedEntry(query, change)
+        if changed {
             try engine.saveTrackedQuery(entry)
-            tracked[key] = entry
+            adopt(entry)
         }
         return entry
+    }
+
+    /// The tracked query for `query` (a new one if none is tracked) after `change`, and whether
+    /// it differs from what is tracked; nothing is saved or remembered yet (see ``adopt(_:)``).
+    private func trackedEntry(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) -> (entry: TrackedQuery, changed: Bool) {
+        let key = PersistenceManager.normalized(query)
+        var entry = tracked[key] ?? TrackedQuery(id: nextQueryId, query: key, lastUse: now(), isComplete: false, isActive: false, isPinned: false)
+        change(&entry)
+        return (entry, tracked[key] != entry)
+    }
+
+    /// Remembers a tracked query once it is saved (a new one takes its id for good).
+    private func adopt(_ entry: TrackedQuery) {
+        if tracked[entry.query] == nil { nextQueryId = max(nextQueryId, entry.id + 1) }
+        tracked[entry.query] = entry
     }
 
     private func hasActiveDefaultQuery(at path: TreePath) -> Bool {

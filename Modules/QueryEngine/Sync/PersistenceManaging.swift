@@ -16,6 +16,9 @@ public protocol PersistenceManaging: AnyObject {
     func applyUserWriteToServerCache(path: TreePath, node: Node)
     /// Applies an acknowledged update to the cached server data.
     func applyUserWriteToServerCache(path: TreePath, merge: CompoundWrite)
+    /// Records an acknowledged set: its data into the cached server data and, when `writeId` is
+    /// given, its queue record removed. Implementations may do both in one commit.
+    func acknowledgeUserOverwrite(path: TreePath, node: Node, removingWrite writeId: Int64?)
     /// The cached server data for a query, and whether it is known complete.
     func serverCache(for query: QuerySpec) -> (node: Node, complete: Bool)
     /// Stores server data for a query.
@@ -28,6 +31,14 @@ public protocol PersistenceManaging: AnyObject {
     func setQueryInactive(_ query: QuerySpec)
     /// The server has sent all the query's data.
     func setQueryComplete(_ query: QuerySpec)
+}
+
+extension PersistenceManaging {
+    /// Applies the write to the cached data, then forgets it: two steps.
+    public func acknowledgeUserOverwrite(path: TreePath, node: Node, removingWrite writeId: Int64?) {
+        applyUserWriteToServerCache(path: path, node: node)
+        if let writeId { removeUserWrite(writeId: writeId) }
+    }
 }
 
 /// Persistence that keeps nothing: the engine runs in memory.

@@ -58,14 +58,14 @@ public final class SyncTree {
     public func ackUserWrite(writeId: Int64, revert: Bool = false, persist: Bool = true) -> [SyncEvent] {
         guard let write = pendingWrites.write(withId: writeId) else { return [] }
         let needsReevaluation = pendingWrites.removeWrite(writeId)
-        if write.visible && !revert {
-            if let node = write.overwrite {
-                persistence.applyUserWriteToServerCache(path: write.path, node: node)
-            } else if let merge = write.merge {
+        if write.visible && !revert, let node = write.overwrite {
+            persistence.acknowledgeUserOverwrite(path: write.path, node: node, removingWrite: persist ? writeId : nil)
+        } else {
+            if write.visible && !revert, let merge = write.merge {
                 persistence.applyUserWriteToServerCache(path: write.path, merge: CompoundWrite(writes: merge))
             }
+            if persist { persistence.removeUserWrite(writeId: writeId) }
         }
-        if persist { persistence.removeUserWrite(writeId: writeId) }
         guard needsReevaluation else { return [] }
         var affected = ImmutableTree<Bool>.empty
         if write.overwrite != nil {
