@@ -9,10 +9,11 @@ import Synchronization
 /// the server hold unbounded memory. Once closed it accepts nothing more; what it still holds is
 /// released with it.
 ///
-/// The one writer takes what is waiting in ``batches``: every message queued since its last
-/// write, in order, so it can send them together and flush the socket once (a group commit
-/// acknowledges many of a connection's writes at the same moment; a flush each was a system call
-/// each).
+/// The one writer takes everything waiting at once, in order, so it can send it together and
+/// flush the socket once (a group commit acknowledges many of a connection's writes at the same
+/// moment; a flush each was a system call each): an event stream's body awaits ``batches``; a
+/// WebSocket's ``WebSocketOutboxWriter`` is told of each message (``onEnqueue(_:)``) and takes
+/// them from its channel's event loop (``takeWaiting()``).
 final class Outbox: Sendable {
     private struct State {
         var waiting: [String] = []
@@ -123,7 +124,7 @@ final class Outbox: Sendable {
         }
     }
 
-    /// Marks `messages` (a batch taken from ``batches``) as written.
+    /// Marks `messages` (a batch taken from ``batches`` or ``takeWaiting()``) as written.
     func didWrite(_ messages: [String]) {
         let size = messages.reduce(0) { $0 + $1.utf8.count }
         state.withLock { $0.queuedBytes -= size }
