@@ -130,19 +130,78 @@ struct WritesCommand: AsyncParsableCommand {
     @Option(help: "Warm-up seconds before measuring.")
     var warmup = 2.0
 
+    @Option(help: ArgumentHelp(
+        "Another rtdb-server build to measure in turns with this one (--server or the default), each on a fresh server.",
+        discussion: "On a shared machine figures drift from minute to minute; runs taken in turns compare two builds fairly."))
+    var compareWith: String?
+
+    @Option(help: "With --compare-with: runs of each build.")
+    var rounds = 3
+
     func validate() throws {
         guard clients > 0, inFlight > 0, duration > 0, warmup >= 0 else {
             throw ValidationError("--clients and --in-flight must be positive, --duration > 0, --warmup >= 0")
         }
+        if compareWith != nil {
+            guard common.port == nil else { throw ValidationError("--compare-with starts both servers; it does not work with --port") }
+            guard rounds > 0 else { throw ValidationError("--rounds must be positive") }
+        }
     }
 
     func run() async throws {
-        try await common.withServer { target in
+        guard let compareWith else {
+            _ = try await measure(with: common)
+            return
+        }
+        var builds = [("compared (\(compareWith))", common), ("this build (\(common.server ?? ServerProcess.defaultExecutable()))", common)]
+        builds[0].1.server = compareWith
+        var measured: [[WritesBenchmark.Measured]] = [[], []]
+        for round in 1...rounds {
+            for (index, build) in builds.enumerated() {
+                Report.line("== round \(round) of \(rounds): \(build.0)")
+                measured[index].append(try await measure(with: build.1))
+            }
+        }
+        Report.line("")
+        Report.line("RESULT writes, \(rounds) runs of each build in turns:")
+        for (index, build) in builds.enumerated() {
+            Report.line("  \(build.0): \(ComparedRuns(measured[index]).line)")
+        }
+        let ratio = ComparedRuns(measured[1]).medianRate / ComparedRuns(measured[0]).medianRate
+        Report.line("  this build / compared: \(Format.decimal(ratio))× the median acknowledged writes/s")
+    }
+
+    private func measure(with options: CommonOptions) async throws -> WritesBenchmark.Measured {
+        var result: WritesBenchmark.Measured?
+        try await options.withServer { target in
             let benchmark = WritesBenchmark(
                 target: target, clients: clients, inFlight: inFlight, duration: duration, warmup: warmup,
-                connectConcurrency: common.connectConcurrency)
-            try await benchmark.run()
+                connectConcurrency: options.connectConcurrency)
+            result = try await benchmark.run()
         }
+        guard let result else { throw LoadgenError.server("the writes benchmark measured nothing") }
+        return result
+    }
+}
+
+/// Runs of one build, summarised: each run's rate, the median, and server CPU per write.
+struct ComparedRuns {
+    let runs: [WritesBenchmark.Measured]
+
+    init(_ runs: [WritesBenchmark.Measured]) { self.runs = runs }
+
+    /// The median acknowledged writes per second.
+    var medianRate: Double {
+        let sorted = runs.map(\.writesPerSecond).sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    /// `runs 13,199 / 13,524 writes/s, median 13,524; server CPU per write 98 µs (median)`.
+    var line: String {
+        let rates = runs.map { Format.decimal($0.writesPerSecond, 0) }.joined(separator: " / ")
+        let perWrite = runs.compactMap { run in run.serverCores.map { $0 / max(run.writesPerSecond, 1) * 1e6 } }.sorted()
+        let cpu = perWrite.isEmpty ? "" : "; server CPU per write \(Format.decimal(perWrite[perWrite.count / 2], 0)) µs (median)"
+        return "runs \(rates) writes/s, median \(Format.decimal(medianRate, 0))\(cpu)"
     }
 }
 

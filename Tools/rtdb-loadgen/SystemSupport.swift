@@ -151,17 +151,22 @@ struct CPUSample {
     /// `server 1.21 cores, load generator 0.65, other processes 0.02` between `earlier` and this
     /// sample (other = the machine's busy time minus both).
     func usage(since earlier: CPUSample) -> String {
-        let seconds = Double(time - earlier.time) / 1e9
-        func cores(_ end: Double?, _ start: Double?) -> Double? {
-            guard let end, let start, seconds > 0 else { return nil }
-            return (end - start) / seconds
-        }
-        let serverCores = cores(server, earlier.server)
-        let loadgenCores = cores(loadgen, earlier.loadgen)
-        let machineCores = cores(machine, earlier.machine)
+        let serverCores = serverCores(since: earlier)
+        let loadgenCores = cores(loadgen, earlier.loadgen, since: earlier)
+        let machineCores = cores(machine, earlier.machine, since: earlier)
         func text(_ value: Double?) -> String { value.map { Format.decimal($0) } ?? "?" }
         var others: Double?
         if let machineCores, let loadgenCores { others = max(0, machineCores - loadgenCores - (serverCores ?? 0)) }
         return "server \(text(serverCores)) cores, load generator \(text(loadgenCores)), other processes \(text(others))"
+    }
+
+    /// The server's CPU cores between `earlier` and this sample, when its pid is known.
+    func serverCores(since earlier: CPUSample) -> Double? { cores(server, earlier.server, since: earlier) }
+
+    /// CPU seconds per second between two readings taken with `earlier` and this sample.
+    private func cores(_ end: Double?, _ start: Double?, since earlier: CPUSample) -> Double? {
+        let seconds = Double(time - earlier.time) / 1e9
+        guard let end, let start, seconds > 0 else { return nil }
+        return (end - start) / seconds
     }
 }

@@ -38,7 +38,16 @@ struct WritesBenchmark {
         case watchdog
     }
 
-    func run() async throws {
+    /// What one run measured, for comparing builds.
+    struct Measured: Sendable {
+        /// Acknowledged writes per second in the measured window.
+        let writesPerSecond: Double
+        /// The server's CPU cores while measuring, when its pid is known.
+        let serverCores: Double?
+    }
+
+    @discardableResult
+    func run() async throws -> Measured {
         Report.line("writes: \(clients) clients × \(inFlight) puts in flight to /bench/writes/<client>/<i>; "
             + "warm-up \(Format.decimal(warmup, 1)) s, measure \(Format.decimal(duration, 1)) s; \(target.webSocketURL)")
         let slots = AsyncSemaphore(permits: connectConcurrency)
@@ -51,7 +60,7 @@ struct WritesBenchmark {
         let durationNs = UInt64(duration * 1e9)
         let connectStart = Monotonic.nanoseconds()
 
-        let (results, failedClients, plan, cpuUsage) = await withTaskGroup(of: Outcome.self) { group in
+        let (results, failedClients, plan, (cpuUsage, serverCores)) = await withTaskGroup(of: Outcome.self) { group in
             for client in 0..<clients {
                 await slots.acquire()
                 let start = ClientStart(slots: slots, countdown: countdown)
@@ -73,11 +82,12 @@ struct WritesBenchmark {
             let plan = Schedule(start: now, measureStart: now + warmupNs, end: now + warmupNs + durationNs)
             schedule.open(plan)
             let serverPid = target.pid
-            let cpu = Task { () -> String in
+            let cpu = Task { () -> (String, Double?) in
                 try? await Monotonic.sleep(until: plan.measureStart)
                 let first = CPUSample(serverPid: serverPid)
                 try? await Monotonic.sleep(until: plan.end)
-                return CPUSample(serverPid: serverPid).usage(since: first)
+                let last = CPUSample(serverPid: serverPid)
+                return (last.usage(since: first), last.serverCores(since: first))
             }
             let warmup = self.warmup, duration = self.duration
             let ticker = Task {
@@ -123,6 +133,7 @@ struct WritesBenchmark {
             + "\(results.filter(\.endedEarly).count) connections closed by the server, \(failedClients) clients failed")
         connectErrors.report("client errors")
         replyErrors.report("non-ok replies")
+        return Measured(writesPerSecond: Double(measured) / measuredSeconds, serverCores: serverCores)
     }
 
     private func runClient(
