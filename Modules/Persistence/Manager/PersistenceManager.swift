@@ -102,15 +102,9 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     /// The queued writes, oldest first, to replay after a restart.
     public func userWrites() throws -> [UserWriteRecord] { try engine.userWrites() }
 
+    /// The same commit as an acknowledgement's, without a queue record to remove.
     public func applyUserWriteToServerCache(path: TreePath, node: Node) {
-        locked {
-            // With an active listener here the server sends the data anyway.
-            guard !hasActiveDefaultQuery(at: path) else { return }
-            recordingCacheErrors {
-                try engine.overwriteServerCache(at: path, with: node)
-                try ensureTracked(.default(at: path)) { $0.isComplete = true }
-            }
-        }
+        acknowledgeUserOverwrite(path: path, node: node, removingWrite: nil)
     }
 
     /// The cache update, the tracked query that now covers it and the queue record's removal go
