@@ -40,8 +40,10 @@ extension StorageEngine {
         for (path, node) in replacements {
             precondition(StorageKeys.fits(path), "replaceData needs paths that are their own replacement anchor")
             if deletedAncestors.contains(path) {
-                // An earlier path lies below this one: this replacement adds rows where those
-                // deletions happened, so a later path below them must delete its ancestors again.
+                // An earlier path lies below this one, so this replacement adds rows where those
+                // deletions happened. Under the promise above none of them is a leaf at a later
+                // path's ancestor, but the set forgets them anyway: a later path below deletes
+                // its ancestors again, as it did before the set existed.
                 deletedAncestors = deletedAncestors.filter { !path.contains($0) }
             }
             var ancestor = path
