@@ -1,4 +1,6 @@
+import Foundation
 import SyncProtocol
+
 /// How a ``PersistentConnection`` times its connection: keep-alive, connect timeout and reconnect backoff.
 public struct ConnectionConfiguration: Sendable {
     /// After this long with nothing sent, the keep-alive frame `0` is sent (45 s, as the Firebase SDKs).
@@ -16,6 +18,15 @@ public struct ConnectionConfiguration: Sendable {
     public var maxIncomingMessageBytes: Int = 1 << 28
     /// The clock for backoff, timeouts and keep-alive (the system's monotonic clock by default).
     public var clock: ConnectionClock = .continuous
+    /// The local wall-clock time, in milliseconds since 1970, read once when a handshake arrives
+    /// to compute the server time offset (`serverTimestamp - wallClock()`). The system clock by
+    /// default; tests pass a fixed reading so the offset they expect is exact.
+    public var wallClock: @Sendable () -> Int64 = ConnectionConfiguration.systemWallClock
+
+    /// The system's wall clock in whole milliseconds since 1970, rounded to the nearest.
+    public static let systemWallClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
 
     /// The default configuration.
     public init() {}

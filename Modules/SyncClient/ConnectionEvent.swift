@@ -15,6 +15,8 @@ enum ConnectionEvent: Sendable {
     case goOnline
     case purgeOutstandingWrites
     case shutdown
+    /// Runs its body once every command enqueued before it has been handled (also after shutdown).
+    case barrier(@Sendable () -> Void)
 
     // Reports from the connection's tasks.
     case tokenFetched(attempt: Int, Result<String?, any Error>)

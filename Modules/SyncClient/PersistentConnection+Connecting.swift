@@ -125,7 +125,7 @@ extension PersistentConnection {
         cancelAttemptTasks()
         live?.connectedAt = configuration.clock.now
         lastSessionID = sessionID
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        let now = configuration.wallClock()
         phase = .authenticating
         delegate?.connectionDidConnect(serverTimeOffsetMilliseconds: timestamp - now, sessionID: sessionID)
         if !statsSent, let name = configuration.sdkStatsName {

@@ -189,6 +189,16 @@ public actor PersistentConnection {
         events.yield(.goOffline)
     }
 
+    /// Returns once every command made before this call has been handled: a write given before
+    /// it has been sent (or held, while offline or unauthenticated). Tests use it as the barrier
+    /// that proves something did not happen, instead of waiting for a while.
+    public nonisolated func barrier() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // After shutdown the command stream is finished: nothing is left to wait for.
+            if case .terminated = events.yield(.barrier({ continuation.resume() })) { continuation.resume() }
+        }
+    }
+
     /// Resumes after ``goOffline()``, connecting at once.
     public nonisolated func goOnline() {
         events.yield(.goOnline)
@@ -217,6 +227,7 @@ public actor PersistentConnection {
 
     /// The synchronous part of handling an event.
     func handleNow(_ event: ConnectionEvent) {
+        if case .barrier(let body) = event { return body() }
         if isShutDown {
             if case .transportOpened(_, let connection) = event { Task { await connection.close() } }
             return
@@ -246,6 +257,8 @@ public actor PersistentConnection {
             purgeWrites()
         case .shutdown:
             shutDownNow()
+        case .barrier:
+            break  // Handled above, also after shutdown.
         case .tokenFetched(let attempt, let result):
             tokenFetched(attempt: attempt, result)
         case .tokenRefreshed(let attempt, let result):

@@ -11,10 +11,15 @@ struct ClientHandshakeTests {
     func handshake() async throws {
         let transport = InMemoryTransport()
         let delegate = RecordingDelegate()
+        // The local clock reads one fixed instant, so the offset is exactly the server's lead.
+        let localNow: Int64 = 1_700_000_000_123
         let connection = startConnection(
-            transport, delegate: delegate, configuration: fastConfiguration { $0.sdkStatsName = "sdk.swift.test" })
+            transport, delegate: delegate, configuration: fastConfiguration {
+                $0.sdkStatsName = "sdk.swift.test"
+                $0.wallClock = { localNow }
+            })
         defer { connection.shutdown() }
-        let serverNow = Int64(Date().timeIntervalSince1970 * 1000) + 5_000
+        let serverNow = localNow + 5_000
         let server = try await FakeServer.connect(transport, sessionID: "abc", timestamp: serverNow)
         let stats = try await server.nextRequest()
         #expect(stats.name == "s")
@@ -25,9 +30,7 @@ struct ClientHandshakeTests {
             return
         }
         #expect(session == "abc")
-        // offset = ts - local time on arrival, which lies between computing ts and now.
-        let localNow = Int64(Date().timeIntervalSince1970 * 1000)
-        #expect(offset <= 5_000 && offset >= serverNow - localNow, "offset \(offset)")
+        #expect(offset == 5_000, "offset = the handshake's ts - the local clock on arrival")
         #expect(transport.lastSessionIDs == [nil])
 
         server.side.drop()
