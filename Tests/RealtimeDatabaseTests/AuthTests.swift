@@ -1,5 +1,6 @@
 import Foundation
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
+import SyncClient
 import SyncProtocol
 import TestSupport
 import Testing
@@ -48,7 +49,10 @@ struct AuthTests {
         ref.observe(.value) { seen.record("\($0.value ?? "nil")") }
         ref.write("written while expired")
         #expect(try await seen.waitFor("written while expired"), "the write shows locally at once")
-        try await Task.sleep(for: .milliseconds(1500))
+        // The barrier: the connection has handled the write, and holds it unconnected (an
+        // expired token is withheld, so it cannot connect until the app sets a fresh one).
+        await database.settle()
+        #expect(await database.repo.connection.isConnected == false, "no connection with an expired token")
         #expect(try await server.read("notes/n1", namespace: namespace) == nil, "no write may go out while the token is expired")
 
         database.setAuthToken(testJWT(expiresIn: 3600))

@@ -1,5 +1,5 @@
 import Foundation
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import TestSupport
 import Testing
 
@@ -37,14 +37,14 @@ struct OfflineQueryTests {
         scoresRef.queryOrderedByValue().queryLimited(toLast: 2).observe(.childAdded) { lastTwo.record($0.key) }
         scoresRef.queryOrderedByValue().queryLimited(toLast: 2).observe(.value) { _ in lastTwo.record("value") }
         #expect(try await lastTwo.waitFor(count: 2))
-        try await Task.sleep(for: .milliseconds(300))
+        await offline.settle()  // Every event the cache raises for these listeners has been delivered.
         #expect(lastTwo.all == ["linhenykus", "pterodactyl"], "two child_added from the cache and no value")
 
         let lastSix = Recorder()
         scoresRef.queryOrderedByValue().queryLimited(toLast: 6).observe(.childAdded) { lastSix.record($0.key) }
         scoresRef.queryOrderedByValue().queryLimited(toLast: 6).observe(.value) { _ in lastSix.record("value") }
         #expect(try await lastSix.waitFor(count: 4))
-        try await Task.sleep(for: .milliseconds(300))
+        await offline.settle()
         #expect(lastSix.all == ["triceratops", "bruhathkayosaurus", "linhenykus", "pterodactyl"], "the four cached children at once, no value")
 
         // Back online: the two missing children, then value.

@@ -1,5 +1,5 @@
 import Foundation
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import TestSupport
 import Testing
 
@@ -41,7 +41,8 @@ struct OfflineQueueTests {
         defer { database.shutdown() }
         database.goOffline()
         writeSequence(database, count: 50)
-        try await Task.sleep(for: .milliseconds(300))
+        // The barrier: the connection has handled all 50 writes (held, as it is offline).
+        await database.settle()
         #expect(try await server.read("queue", namespace: namespace) == nil, "nothing may reach the server while offline")
 
         database.goOnline()
@@ -100,12 +101,11 @@ struct OfflineQueueTests {
         defer { client.shutdown() }
         _ = client.reference()
         var last = -1
+        // Settled: the server acknowledged every queued write, so the marker no longer moves.
         let arrived = try await waitUntil(timeout: .seconds(30)) {
+            guard client.pendingWriteCount == 0 else { return false }
             last = try await server.read("queue/last", namespace: namespace) as? Int ?? -1
-            guard last >= reported else { return false }
-            // Settled: the marker no longer moves.
-            try await Task.sleep(for: .milliseconds(300))
-            return try await server.read("queue/last", namespace: namespace) as? Int == last
+            return last >= reported
         }
         #expect(arrived, "the server got up to \(last), the probe had reported \(reported)")
         let items = try await server.read("queue/items", namespace: namespace) as? [Any] ?? []

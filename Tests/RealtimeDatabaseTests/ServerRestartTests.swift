@@ -1,5 +1,5 @@
 import Foundation
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import TestSupport
 import Testing
 
@@ -38,7 +38,9 @@ struct ServerRestartTests {
         // Re-listened: a write by someone else after the restart reaches the observer.
         try await server.write("room/messages/zzz", json: "\"after\"", namespace: namespace)
         #expect(try await added.waitFor("after"))
-        try await Task.sleep(for: .milliseconds(300))
+        // Pushes of the resent writes came before this one on the same socket; the barrier
+        // delivers every event they raised.
+        await database.settle()
         let stored = try await server.read("room/messages", namespace: namespace) as? [String: Any] ?? [:]
         #expect(stored.count == 7)
         #expect(added.all.filter { $0.hasPrefix("while down") }.count == 5, "no duplicate events: \(added.all)")

@@ -1,7 +1,7 @@
 import Foundation
 import SyncClient
 import SyncProtocol
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import TestSupport
 import Testing
 
@@ -57,7 +57,8 @@ struct TransactionTests {
         })
         // Run at once on the cached 10, queued while offline.
         #expect(try await seen.waitFor("11"))
-        try await Task.sleep(for: .milliseconds(300))
+        // The barrier: everything the client was asked so far has run and called back.
+        await database.settle()
         #expect(result.count == 0)
         #expect(try await server.read("counter", namespace: namespace) as? Int == 20)
 
@@ -90,7 +91,9 @@ struct TransactionTests {
         }, andCompletionBlock: { error, committed, snapshot in
             result.record("\(error.map { "\($0)" } ?? "ok") \(committed) \(snapshot?.value ?? "nil")")
         })
-        try await Task.sleep(for: .milliseconds(200))
+        // The transaction has run on the empty cache and waits in the offline connection.
+        await database.settle()
+        #expect(result.count == 0)
         database.goOnline()
         #expect(try await result.waitFor(count: 1, timeout: .seconds(20)))
         #expect(result.all == ["ok true 5"], "the snapshot is the committed value, not an empty cache")
