@@ -69,13 +69,14 @@ actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (stores, rules, logger, writerRetention, metrics) = (
-                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics)
+            let (stores, rules, logger, writerRetention, metrics, clock) = (
+                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics, configuration.clock)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
                 return try await NamespaceRegistry.openOffPool(
-                    name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics, logger: logger)
+                    name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics,
+                    clock: clock, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -108,7 +109,7 @@ actor NamespaceRegistry {
             }
         }
         let timer = Task {
-            try? await Task.sleep(for: timeout)
+            try? await configuration.clock.sleep(for: timeout)
             race.finish(.failure(ServerError(.unavailable, "The namespace is still opening; try again shortly.")))
         }
         Task {
@@ -161,7 +162,7 @@ actor NamespaceRegistry {
     /// Opens a namespace's store and loads its tree on a dispatch thread.
     private static func openOffPool(
         name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, metrics: ServerMetrics?,
-        logger: Logger
+        clock: ServerClock, logger: Logger
     ) async throws -> NamespaceDatabase {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
@@ -175,7 +176,7 @@ actor NamespaceRegistry {
                         store = try provider.openStore(namespace: name)
                     }
                     let database = try NamespaceDatabase(
-                        name: name, store: store, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
+                        name: name, store: store, clock: clock.milliseconds, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
                     if let problem = database.rulesProblemAtOpen {
                         logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
                                      metadata: ["namespace": "\(name)", "error": "\(problem)"])

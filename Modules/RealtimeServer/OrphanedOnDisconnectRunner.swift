@@ -5,9 +5,9 @@ import Logging
 /// them as the callers that registered them, so the rules judge them as they run.
 enum OrphanedOnDisconnectRunner {
     static func run(_ provider: any ServerStoreProvider, registry: NamespaceRegistry, logger: Logger,
-                    interval: Duration = .seconds(1)) async {
+                    clock: ServerClock, metrics: ServerMetrics?, interval: Duration = .seconds(1)) async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
+            try? await clock.sleep(for: interval)
             let claimed: [OrphanedOnDisconnect]
             do {
                 claimed = try await provider.claimOrphanedOnDisconnects()
@@ -15,6 +15,7 @@ enum OrphanedOnDisconnectRunner {
                 logger.debug("cannot claim orphaned onDisconnect writes now", metadata: ["error": "\(error)"])
                 continue
             }
+            defer { metrics?.orphanSweepFinished() }
             for orphan in claimed {
                 do {
                     let database = try await registry.lease(for: orphan.namespace)

@@ -240,7 +240,7 @@ struct RESTResponder: HTTPResponder {
         let interval = configuration.keepAliveInterval
         let keepAlive = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await configuration.clock.sleep(for: interval)
                 if Task.isCancelled { break }
                 subscriber.keepAlive()
             }

@@ -103,7 +103,7 @@ public final class RealtimeServer: Service, Sendable {
         do {
             try checkRules()
             tls = try configuration.tls.map(RealtimeServer.tlsContext)
-            verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly)
+            verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly, clock: configuration.clock.date)
             stores = try storeProvider.map { .provided($0) } ?? .embedded(try backends.backend(named: configuration.backend))
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
         } catch {
@@ -133,8 +133,11 @@ public final class RealtimeServer: Service, Sendable {
         } else {
             logger.notice("admin token 'owner' is refused: the server is bound to \(configuration.host), not loopback")
         }
+        let (clock, metrics) = (configuration.clock, self.activity.metrics)
         let orphanRunner = storeProvider.map { provider in
-            Task { [logger] in await OrphanedOnDisconnectRunner.run(provider, registry: registry, logger: logger) }
+            Task { [logger] in
+                await OrphanedOnDisconnectRunner.run(provider, registry: registry, logger: logger, clock: clock, metrics: metrics)
+            }
         }
         defer { orphanRunner?.cancel() }
         let hosts = configuration.bindHosts

@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     public var maxOnDisconnectBytesPerConnection: Int
     /// The certificate and key to serve TLS with (`https://`, `wss://`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// The clock for time stamps and the server's own timers (the system clock by default; tests
+    /// pass one they advance by hand).
+    public var clock: ServerClock = .system
     /// How long a graceful shutdown waits for clients after telling them to go (event streams get
     /// a final event, WebSockets a close frame); then the rest are cut off.
     public var shutdownTimeout: Duration

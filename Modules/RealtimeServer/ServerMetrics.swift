@@ -32,6 +32,8 @@ final class ServerMetrics: Sendable {
     private let ackLatency: [Transport: CoreMetrics.Timer]
     /// Time one store commit (a group of writes) takes.
     let storeCommit: CoreMetrics.Timer
+    /// Sweeps for the onDisconnect writes of dead nodes that finished (shared stores only).
+    private let orphanSweeps: CoreMetrics.Counter
 
     init() {
         registry = PrometheusCollectorRegistry()
@@ -71,7 +73,12 @@ final class ServerMetrics: Sendable {
         openEventStreams = CoreMetrics.Meter(label: "rtdb_open_event_streams", factory: factory)
         queuedBytes = CoreMetrics.Meter(label: "rtdb_outbound_queued_bytes", factory: factory)
         storeCommit = CoreMetrics.Timer(label: "rtdb_store_commit_seconds", preferredDisplayUnit: .seconds, factory: factory)
+        orphanSweeps = CoreMetrics.Counter(label: "rtdb_orphan_sweeps_total", factory: factory)
     }
+
+    /// Counts a finished sweep for dead nodes' onDisconnect writes (whatever it claimed and ran
+    /// has run): a test's barrier that later sweeps claimed nothing more.
+    func orphanSweepFinished() { orphanSweeps.increment() }
 
     /// Counts a write that ended with `result`, acknowledged `elapsed` after it arrived.
     func wrote(_ transport: Transport, _ result: WriteResult, since start: ContinuousClock.Instant) {

@@ -44,7 +44,7 @@ enum WebSocketConnection {
             limits: .init(
                 maxListens: configuration.maxListensPerConnection,
                 maxOnDisconnectBytes: configuration.maxOnDisconnectBytesPerConnection,
-                exactlyOnceWrites: configuration.exactlyOnceWrites),
+                exactlyOnceWrites: configuration.exactlyOnceWrites, clock: configuration.clock),
             metrics: activity.metrics, logger: logger)
         outbox.enqueue(ServerMessage.handshake(
             timestamp: database.now(), host: host, sessionID: UUID().uuidString.lowercased(),

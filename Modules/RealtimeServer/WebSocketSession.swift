@@ -108,6 +108,8 @@ struct WebSocketSession {
         var maxOnDisconnectBytes: Int
         /// Whether stamped writes are applied at most once (the `once` extension).
         var exactlyOnceWrites = true
+        /// The clock a token's expiry is timed with.
+        var clock: ServerClock = .system
     }
 
     init(
@@ -277,9 +279,9 @@ struct WebSocketSession {
         await database.reauthorize(subscriber, as: caller)
         guard let expires else { return }
         let (subscriber, database) = (self.subscriber, self.database)
+        let clock = limits.clock
         expiryTask = Task {
-            let delay = expires.timeIntervalSinceNow
-            if delay > 0 { try? await Task.sleep(for: .milliseconds(Int64(delay * 1000))) }
+            try? await clock.sleep(until: expires)
             guard !Task.isCancelled, subscriber.expire(generation) else { return }
             subscriber.outbox.enqueue(ServerMessage.authRevoked(status: .expiredToken, reason: "Auth token is expired."))
             await database.reauthorize(subscriber, as: .anonymous)

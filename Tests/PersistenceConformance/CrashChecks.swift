@@ -72,6 +72,7 @@ struct CrashChecks {
         var totalAcked = 0
         for round in 1...20 {
             let (process, output) = try CrashChecks.launch(["append", suite.backend.name, directory, String(next)])
+            // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
             usleep(useconds_t(60_000 + random.next() % 200_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

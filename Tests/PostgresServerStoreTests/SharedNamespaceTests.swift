@@ -179,8 +179,8 @@ struct SharedNamespaceTests {
             #expect(ran, "the dead node's onDisconnect write ran on the other node")
             #expect(elapsed < .seconds(10), "it ran within 10 s of the kill (took \(elapsed))")
             print("onDisconnect of a SIGKILLed node ran on another node after \(elapsed)")
-            // Once: the increment is not applied again by a later sweep.
-            try await Task.sleep(for: .seconds(3))
+            // Once: the increment is not applied again by a later sweep (two more have finished).
+            try await servers[1].waitForOrphanSweeps(2)
             #expect(try await servers[1].read("leaves", namespace: namespace) as? Int == 1)
         }
     }
@@ -195,8 +195,10 @@ struct SharedNamespaceTests {
             #expect(try await waitUntil(timeout: .seconds(10)) {
                 try await servers[1].read("leaves", namespace: namespace) as? Int == 1
             })
-            // Its node lives on: no other node claims the writes, so they never run twice.
-            try await Task.sleep(for: .seconds(PostgresStoreProvider.leaseSeconds + 2))
+            // Its node lives on and took the writes back from the shared table as it ran them, so no
+            // other node can claim them: none is left, and two later sweeps of node B ran nothing.
+            #expect(try await Self.heldOnDisconnectRows(namespace: namespace) == 0)
+            try await servers[1].waitForOrphanSweeps(2)
             #expect(try await servers[1].read("leaves", namespace: namespace) as? Int == 1)
         }
     }
@@ -210,6 +212,16 @@ struct SharedNamespaceTests {
             for (key, value) in object { if let index = Int(key), let value = value as? Int { result[index] = value } }
         }
         return result
+    }
+
+    /// How many connections' onDisconnect writes the shared table holds for `namespace` (psql).
+    static func heldOnDisconnectRows(namespace: String) async throws -> Int {
+        let output = try await runCommandOutput(
+            "psql", [try TestPostgres.url(), "-tAc", "SELECT count(*) FROM rtdb_ondisconnect WHERE namespace = '\(namespace)'"])
+        guard let count = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw SupportFailure("psql printed \(output)")
+        }
+        return count
     }
 
     /// Runs the cluster's control script, without blocking a thread.

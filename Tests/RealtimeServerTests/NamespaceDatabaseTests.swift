@@ -15,6 +15,8 @@ final class SlowStore: ServerStore {
 
     func load() throws -> Node { state.withLock { $0.data } }
     func commit(_ change: StoreChange) throws {
+        // A slow disk, simulated: writes arriving meanwhile pile up into the next group. It runs
+        // on the namespace's commit thread, never on the cooperative pool.
         Thread.sleep(forTimeInterval: 0.005)
         try state.withLock { state in
             if state.failNext {

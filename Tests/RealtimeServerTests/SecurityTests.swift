@@ -100,13 +100,26 @@ struct SecurityTests {
 
     @Test("A token that expires on an open connection: ac (expired_token), its listens revoked, then it acts as nobody")
     func expiryOnAnOpenConnection() async throws {
-        let server = try await Self.launch()
-        defer { Task { await server.shutDown() } }
+        // The server's time only moves when the test advances it: the token expires then, not
+        // after a wait on the wall clock.
+        let clock = ManualClock()
+        let server = try await TestServer.start { configuration in
+            configuration.clock = ServerClock(clock, wallClockAtStart: Date())
+            configuration.auth = AuthConfiguration(secret: TestTokens.secret, issuer: Self.issuer, audience: Self.audience)
+            configuration.rulesJSON = Self.rules
+        }
+        defer { Task { await server.stop() } }
         let client = WireClient(port: server.port, namespace: "s")
-        // Six seconds of validity: room for the listen and the write even on a loaded machine.
-        #expect(try await client.request("auth", #"{"cred":"\#(Self.token("alice", expiresIn: 6))"}"#)["s"] as? String == "ok")
+        #expect(try await client.request("auth", #"{"cred":"\#(Self.token("alice", expiresIn: 60))"}"#)["s"] as? String == "ok")
         #expect(try await client.request("q", #"{"p":"/users/alice","h":""}"#)["s"] as? String == "ok")
         #expect(try await client.request("p", #"{"p":"/users/alice/n","d":1}"#)["s"] as? String == "ok")
+        // The expiry timer is armed (a sleep on the clock); 50 s on, the token still holds.
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(50))
+        #expect(try await client.request("p", #"{"p":"/users/alice/n","d":1}"#)["s"] as? String == "ok")
+        #expect(await client.messages().contains { ($0["d"] as? [String: Any])?["a"] as? String == "ac" } == false)
+        // Past the expiry (whole seconds in the token, read from the wall clock when it was made).
+        clock.advance(by: .seconds(60))
         let revokedAuth = try await client.first(timeout: .seconds(30)) { ($0["d"] as? [String: Any])?["a"] as? String == "ac" }
         #expect(((revokedAuth["d"] as? [String: Any])?["b"] as? [String: Any])?["s"] as? String == "expired_token")
         _ = try await client.first(timeout: .seconds(5)) { ($0["d"] as? [String: Any])?["a"] as? String == "c" }

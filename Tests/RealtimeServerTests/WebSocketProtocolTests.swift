@@ -43,7 +43,9 @@ struct WebSocketProtocolTests {
         #expect(try await listener.request("n", #"{"p":"/rooms"}"#)["s"] as? String == "ok")
         let before = await listener.pushes().count
         #expect(try await writer.request("p", #"{"p":"/rooms/c","d":1}"#)["s"] as? String == "ok")
-        try await Task.sleep(for: .milliseconds(100))
+        // The barrier: a push caused by that write was queued for the listener before the
+        // writer's acknowledgement, so before the reply to a request the listener sends now.
+        _ = try await listener.request("g", #"{"p":"/rooms/c","q":{}}"#)
         #expect(await listener.pushes().count == before, "no pushes after unlisten")
         await listener.close()
         await writer.close()
@@ -86,7 +88,13 @@ struct WebSocketProtocolTests {
         #expect(data)
         let final = try await watcher.request("g", #"{"p":"/presence","q":{}}"#)["d"] as? [String: Any]
         #expect(final?["cancelled"] == nil)
-        try await Task.sleep(for: .milliseconds(100))
+        try await watcher.first { message in
+            let body = (message["d"] as? [String: Any])?["b"] as? [String: Any]
+            return body?["p"] as? String == "presence/ada" && body?["d"] as? String == "offline"
+        }
+        // The barrier: the watcher's own write commits after the onDisconnect writes, and every
+        // push of an earlier commit is queued before its acknowledgement.
+        #expect(try await watcher.request("p", #"{"p":"/barrier","d":1}"#)["s"] as? String == "ok")
         let offlinePushes = await watcher.pushes().filter { ($0.body["p"] as? String) == "presence/ada" && ($0.body["d"] as? String) == "offline" }
         #expect(offlinePushes.count == 1, "the onDisconnect put ran once")
         await watcher.close()
@@ -162,7 +170,7 @@ struct WebSocketDropTests {
         var dropping: StalledSocket? = try await StalledSocket(port: server.port)
         try dropping?.send(#"{"t":"d","d":{"r":1,"a":"o","b":{"p":"/status/dropped","d":"gone"}}}"#)
         // The registration must have arrived before the drop: wait until the server answered it.
-        try await Task.sleep(for: .milliseconds(200))
+        try await dropping?.waitToReceive(#""r":1"#)
         dropping = nil
         _ = dropping
         let ran = try await eventually {

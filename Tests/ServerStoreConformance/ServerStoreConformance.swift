@@ -202,6 +202,7 @@ public struct ServerStoreConformance: Sendable {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
+            // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
             usleep(useconds_t(80_000 + random.next() % 150_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -126,7 +126,8 @@ import FoundationXML
             !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty || !child.process.isRunning
         }
         #expect(started && child.process.isRunning, "the tool never started working in \(directory)")
-        // Let it get into the stores.
+        // A real delay, not a proof: it lets the real process get into its stores, so Ctrl-C
+        // lands mid-work (the check below holds wherever it lands).
         try await Task.sleep(for: .milliseconds(300))
         let status = await child.stop(signal: SIGINT)
         #expect(status == 128 + SIGINT, "the tool did not exit through its Ctrl-C handler")

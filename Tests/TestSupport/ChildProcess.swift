@@ -130,6 +130,25 @@ public final class ServerProcess: @unchecked Sendable {
     /// The REST URL of `path` in `namespace`.
     public func restURL(_ path: String, namespace: String) -> String { "http://127.0.0.1:\(port)/\(path).json?ns=\(namespace)" }
 
+    /// The value of an unlabelled counter or gauge on the server's `/metrics` page (nil when absent).
+    public func metric(_ name: String) async throws -> Double? {
+        let page = try await restRequest("GET", "http://127.0.0.1:\(port)/metrics").body
+        for line in page.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+
+    /// Returns once the server has finished `count` more sweeps for dead nodes' onDisconnect
+    /// writes than it had when called: whatever they would claim has been claimed and run.
+    public func waitForOrphanSweeps(_ count: Int, timeout: Duration = .seconds(30)) async throws {
+        let start = try await metric("rtdb_orphan_sweeps_total") ?? 0
+        let done = try await waitUntil(timeout: timeout) {
+            try await self.metric("rtdb_orphan_sweeps_total") ?? 0 >= start + Double(count)
+        }
+        if !done { throw SupportFailure("rtdb-server finished no \(count) orphaned-onDisconnect sweeps within \(timeout)") }
+    }
+
     /// Reads `path` over REST, as JSON.
     public func read(_ path: String, namespace: String, auth: String? = nil) async throws -> Any? {
         try await restRequest("GET", restURL(path, namespace: namespace) + (auth.map { "&auth=\($0)" } ?? "")).json

@@ -51,6 +51,22 @@ final class StalledSocket {
         try write(frame)
     }
 
+    /// Reads (suspending between polls, never blocking) until the bytes received contain `text`:
+    /// a reply the server sent, such as `"r":1`.
+    func waitToReceive(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !String(decoding: received, as: UTF8.self).contains(text) {
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n > 0 { received += buffer[0..<n]; continue }
+            guard n < 0, errno == EAGAIN || errno == EWOULDBLOCK else { throw TestFailure("the server closed before sending \(text)") }
+            guard clock.now < deadline else { throw TestFailure("\(text) not received within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Whether the server closed or reset the connection. Drains what is readable to find out;
     /// a stalled reader that was dropped sees EOF or an error.
     func isClosedByPeer() -> Bool {
