@@ -4,6 +4,7 @@ with a custom header, a GET, an EventSource), and prints what it saw into the pa
 test reads back with --dump-dom.
 
 Usage: RTDB_SERVER=path/to/rtdb-server CHROMIUM=path/to/chromium python3 browser_test.py
+CHROMIUM may be a headless shell or a full browser; chromium.py picks the flags for it.
 """
 import functools
 import http.server
@@ -16,7 +17,17 @@ import tempfile
 import threading
 import unittest
 
+import chromium
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+BROWSER = None
+
+
+def setUpModule():  # pylint: disable=invalid-name
+    global BROWSER  # pylint: disable=global-statement
+    BROWSER = chromium.Chromium(os.environ["CHROMIUM"])
+    print(f"    [browser] {BROWSER.describe()}", file=sys.stderr)
+    BROWSER.check()
 
 
 class CrossOriginBrowserTest(unittest.TestCase):
@@ -45,14 +56,14 @@ class CrossOriginBrowserTest(unittest.TestCase):
     def test_a_page_on_another_origin_uses_rest_and_event_streams(self):
         page = (f"http://127.0.0.1:{self.pages.server_address[1]}/cross-origin.html"
                 f"?server=http://127.0.0.1:{self.server_port}")
-        profile = tempfile.mkdtemp(prefix="rtdb-chromium-")
+        home = tempfile.mkdtemp(prefix="rtdb-chromium-")
         try:
             result = subprocess.run(
-                [os.environ["CHROMIUM"], "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+                [BROWSER.path, *BROWSER.flags(), f"--user-data-dir={os.path.join(home, 'profile')}",
                  "--virtual-time-budget=15000", "--dump-dom", page],
-                capture_output=True, text=True, timeout=120)
+                capture_output=True, text=True, timeout=120, env=chromium.environment(home))
         finally:
-            shutil.rmtree(profile, ignore_errors=True)
+            shutil.rmtree(home, ignore_errors=True)
         match = re.search(r'<pre id="out">(.*?)</pre>', result.stdout, re.S)
         self.assertIsNotNone(match, f"no result in the page: {result.stdout[-500:]} {result.stderr[-500:]}")
         seen = match.group(1).strip().splitlines()

@@ -5,6 +5,7 @@ over the REST API with urllib; the page is used as a person would (clicks, typin
 Usage: RTDB_SERVER=path/to/rtdb-server CHROMIUM=path/to/chromium CHROMEDRIVER=path/to/chromedriver \
        python console_test.py [unittest args]
 Set RTDB_CONSOLE_SCREENSHOT=path.png to save a screenshot of the Data tab.
+CHROMIUM may be a headless shell or a full browser; chromium.py picks the flags for it.
 """
 import json
 import os
@@ -29,19 +30,34 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+import chromium
+
 WAIT = 10  # seconds any one thing may take to show up
 PAGE = 50  # children per page in the console
 
 driver = None
 downloads = None
+browser_home = None
 
 
 def setUpModule():
-    global driver, downloads
-    downloads = tempfile.mkdtemp(prefix="rtdb-console-downloads-")
+    global driver, downloads, browser_home
+    browser = chromium.Chromium(os.environ["CHROMIUM"])
+    print(f"    [console] {browser.describe()}", file=sys.stderr)
+    if browser.kind != chromium.FULL_BROWSER:
+        # Tried with Debian's chromium-headless-shell 156: chromedriver starts it, then fails the
+        # session with "unable to discover open pages".
+        raise chromium.ChromiumError(f"{browser.path} is a {browser.kind}; chromedriver needs a full "
+                                     "browser (Debian's chromium, which Tools/console-test installs)")
+    browser.check()
+    # The browser's home, profile and downloads are this run's own (chromedriver passes its
+    # environment on to the browser).
+    browser_home = tempfile.mkdtemp(prefix="rtdb-console-home-")
+    downloads = os.path.join(browser_home, "downloads")
+    os.mkdir(downloads)
     options = webdriver.ChromeOptions()
-    options.binary_location = os.environ["CHROMIUM"]
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+    options.binary_location = browser.path
+    for argument in (*browser.flags(), f"--user-data-dir={os.path.join(browser_home, 'profile')}",
                      "--window-size=1280,860", "--force-device-scale-factor=1"):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {
@@ -49,14 +65,16 @@ def setUpModule():
         "download.prompt_for_download": False,
     })
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=os.environ["CHROMEDRIVER"]), options=options)
+    service = Service(executable_path=os.environ["CHROMEDRIVER"], env=chromium.environment(browser_home))
+    driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(30)
 
 
 def tearDownModule():
     if driver is not None:
         driver.quit()
-    shutil.rmtree(downloads, ignore_errors=True)
+    if browser_home is not None:
+        shutil.rmtree(browser_home, ignore_errors=True)
 
 
 class Server:
