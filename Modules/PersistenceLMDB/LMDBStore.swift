@@ -35,6 +35,7 @@ public final class LMDBStore: OrderedKeyValueStore {
     ///   LMDB environment of this version, or another ``StorageError`` when LMDB cannot open them.
     public init(directory: String) throws {
         let lock = try DirectoryLock(directory: directory, backend: LMDBStore.backendName)
+        try LMDBEnvironment.createDataFileIfAbsent(in: directory)
         try LMDBFileCheck.verify(directory: directory)
         state = Mutex(try LMDBEnvironment(directory: directory, lock: lock))
     }
@@ -137,6 +138,47 @@ final class LMDBEnvironment {
     }
 
     deinit { try? close() }
+
+    /// Makes a new environment's data file whole before it appears: LMDB creates `data.mdb`
+    /// empty and then writes its meta pages, so a process killed in between left an empty file
+    /// that could not be told from a damaged one. The file is made in a staging directory, synced,
+    /// and renamed into place, so an empty `data.mdb` only ever means damage.
+    static func createDataFileIfAbsent(in directory: String) throws {
+        let dataFile = directory + "/data.mdb"
+        guard access(dataFile, F_OK) != 0 else { return }
+        let staging = directory + "/creating.tmp"
+        func removeStaging() {
+            _ = unlink(staging + "/data.mdb")
+            _ = unlink(staging + "/lock.mdb")
+            _ = rmdir(staging)
+        }
+        removeStaging()  // left by a process killed while creating
+        guard mkdir(staging, 0o755) == 0 else {
+            throw StorageError(.io, "cannot create \(staging): errno \(errno)", backend: LMDBStore.backendName, engineStatus: errno)
+        }
+        defer { removeStaging() }
+        func check(_ status: Int32, _ context: String) throws {
+            if status != 0 {
+                throw StorageError(.engine, "\(context): \(String(cString: mdb_strerror(status)))", backend: LMDBStore.backendName,
+                                   engineStatus: status)
+            }
+        }
+        var environment: OpaquePointer?
+        try check(mdb_env_create(&environment), "cannot create an LMDB environment")
+        defer { mdb_env_close(environment) }
+        try check(mdb_env_set_mapsize(environment, LMDBStore.initialMapSize), "cannot set the map size")
+        try check(mdb_env_open(environment, staging, 0, 0o644), "cannot create the LMDB environment in \(staging)")
+        try check(mdb_env_sync(environment, 1), "cannot flush the new environment to disk")
+        guard rename(staging + "/data.mdb", dataFile) == 0 else {
+            throw StorageError(.io, "cannot move the new data file into \(directory): errno \(errno)", backend: LMDBStore.backendName,
+                               engineStatus: errno)
+        }
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)  // the rename itself survives a crash
+            _ = Glibc.close(descriptor)
+        }
+    }
 
     /// Flushes the environment to disk and closes it, then unlocks the directory.
     func close() throws {

@@ -34,6 +34,27 @@ import TestSupport
         }
     }
 
+    /// A process killed while LMDB was creating its data file (empty, meta pages not yet
+    /// written) left nothing but the staging directory: the next open starts empty, while an
+    /// empty `data.mdb` in place still means damage.
+    @Test func killWhileCreatingLeavesAStoreThatOpensEmpty() throws {
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory + "/creating.tmp", withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: directory + "/creating.tmp/data.mdb", contents: Data())
+            let store = try LMDBStore(directory: directory)
+            #expect(try store.get([1]) == nil)
+            try store.close()
+            #expect(!FileManager.default.fileExists(atPath: directory + "/creating.tmp"))
+            let size = try FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int ?? 0
+            #expect(size > 0, "the data file appears with its meta pages")
+        }
+        try withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: directory + "/data.mdb", contents: Data())
+            #expect(throws: StorageError.self) { try LMDBStore(directory: directory) }
+        }
+    }
+
     @Test func keyLongerThanLMDBAcceptsThrowsKeyTooLong() throws {
         try withTemporaryDirectory { directory in
             let store = try LMDBStore(directory: directory)
