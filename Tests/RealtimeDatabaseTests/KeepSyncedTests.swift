@@ -2,7 +2,7 @@ import CoreTree
 import Foundation
 import Persistence
 import QueryEngine
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import TestSupport
 import Testing
 
@@ -65,6 +65,11 @@ struct KeepSyncedTests {
             #expect(snapshot.childrenCount == 200)
         }
         _ = try await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
+        // A value event comes with the server's data, before the listen's ok marks the query
+        // complete. A read sent now is answered after those oks (one ordered connection), and the
+        // barrier then lets the client record them before it shuts down.
+        _ = try await database.reference(withPath: "probe").getData()
+        await database.settle()
         let repo = database.repo
         #expect(repo.perform { repo.persistence!.cacheSizeBytes } > budget, "the test should overfill the cache")
         database.shutdown()
