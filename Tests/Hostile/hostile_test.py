@@ -368,6 +368,41 @@ def raw_request(port, data, timeout=10.0, read=True):
         sock.close()
 
 
+class ConnectionCounter:
+    """Asks a server's /metrics (open on a loopback server) how many connections it has counted,
+    over one kept-alive connection, which is itself counted. A client's connect() returns before
+    the server has counted the connection (each is counted on its own event loop), so a test that
+    needs the server to have seen its connections waits for the count instead of sleeping."""
+
+    def __init__(self, port):
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=10)
+
+    def open_connections(self):
+        self.conn.request("GET", "/metrics")
+        response = self.conn.getresponse()
+        text = response.read().decode("utf-8", "replace")
+        match = re.search(r"^rtdb_open_connections ([0-9.]+)$", text, re.M)
+        if response.status != 200 or match is None:
+            raise AssertionError("GET /metrics -> %d without rtdb_open_connections: %r"
+                                 % (response.status, text[:300]))
+        return int(float(match.group(1)))
+
+    def wait_for(self, count, seconds=10.0):
+        """Asks until the server counts at least `count` open connections (this one included)."""
+        deadline = time.monotonic() + seconds
+        while True:
+            counted = self.open_connections()
+            if counted >= count:
+                return counted
+            if time.monotonic() >= deadline:
+                raise AssertionError("the server counts %d open connections after %.0f s, expected %d"
+                                     % (counted, seconds, count))
+            time.sleep(0.05)
+
+    def close(self):
+        self.conn.close()
+
+
 def close_abruptly(sock, rst):
     """rst=True: SO_LINGER 0, so close() sends RST instead of FIN."""
     try:
@@ -1077,7 +1112,11 @@ class TimeoutAndLimitTests(HostileTestCase):
 
     @requires_flag("--max-header-bytes")
     def test_malformed_and_oversized_requests_get_4xx_at_once(self):
-        server = self.start_server(extra_flags=self.FLAGS + ["--max-header-bytes", "8192"])
+        # Timeouts far above the 5 s allowed for an answer, so "at once" and "after a timeout" stay
+        # apart on a machine busy enough to take a second over a request. raw_request reads until
+        # the server closes, so a connection kept open after the 4xx also takes a timeout.
+        flags = ["--header-timeout", "20", "--body-timeout", "20", "--idle-timeout", "20"]
+        server = self.start_server(extra_flags=flags + ["--max-header-bytes", "8192"])
         port = server.port
         cases = [
             ("an 85 KB URL", b"GET /" + b"a" * 85000 + b".json HTTP/1.1\r\nHost: x\r\n\r\n", 431),
@@ -1091,18 +1130,22 @@ class TimeoutAndLimitTests(HostileTestCase):
             started = time.monotonic()
             answer = raw_request(port, request, timeout=10)
             self.assertEqual(status_of(answer), expected, "%s: %r" % (name, answer[:200]))
-            self.assertLess(time.monotonic() - started, 0.9, "%s waited for a timeout instead of an answer" % name)
+            self.assertLess(time.monotonic() - started, 5, "%s waited for a timeout instead of an answer" % name)
         status, _ = put_json(port, "/ok.json", 1)
         self.assertEqual(status, 200)
         self.assertAlive(server)
 
     @requires_flag("--max-connections")
     def test_connections_over_the_cap_get_503_and_the_server_stays_reachable(self):
-        server = self.start_server(extra_flags=["--max-connections", "20", "--header-timeout", "30"])
+        cap = 20
+        server = self.start_server(extra_flags=["--max-connections", str(cap), "--header-timeout", "30"])
         port = server.port
-        idle = [socket.create_connection((HOST, port), timeout=10) for _ in range(20)]
+        # cap - 1 idle sockets and a kept-alive one asking /metrics until the server has counted
+        # all cap of them: only then is the next connection over the cap.
+        counter = ConnectionCounter(port)
+        idle = [socket.create_connection((HOST, port), timeout=10) for _ in range(cap - 1)]
         try:
-            time.sleep(0.3)
+            self.assertEqual(counter.wait_for(cap), cap)
             refused = raw_request(port, b"GET /a.json HTTP/1.1\r\nHost: x\r\n\r\n", timeout=10)
             self.assertEqual(status_of(refused), 503, refused[:200])
             self.assertIn(b"Retry-After: 1", refused)
@@ -1110,6 +1153,7 @@ class TimeoutAndLimitTests(HostileTestCase):
             for _ in range(200):
                 self.assertEqual(status_of(raw_request(port, b"", timeout=10)), 503)
         finally:
+            counter.close()
             for sock in idle:
                 sock.close()
         deadline = time.monotonic() + 5
@@ -1131,7 +1175,11 @@ class TimeoutAndLimitTests(HostileTestCase):
         stuck_body.sendall(b"PUT /s.json HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
         stuck_head = socket.create_connection((HOST, port), timeout=10)
         stuck_head.sendall(b"GET /s.json HTTP/1.1\r\n")
-        time.sleep(0.3)
+        # The stream, both stuck clients and the counter's own connection: the server has them
+        # all before it is told to stop.
+        counter = ConnectionCounter(port)
+        counter.wait_for(4)
+        counter.close()
         started = time.monotonic()
         code = server.stop(timeout=20)
         took = time.monotonic() - started
@@ -1145,6 +1193,7 @@ class TimeoutAndLimitTests(HostileTestCase):
             pass
         self.assertTrue(any(event.get("retry") == "1000" for event in events),
                         "the stream's final event asks the client to retry: %r" % events)
+        stream.close()
         stuck_body.close()
         stuck_head.close()
 
