@@ -9,6 +9,7 @@ It listens on a free loopback port, writes that port to PORT_FILE, and runs unti
 """
 import asyncio
 import itertools
+import os
 import sys
 
 
@@ -43,8 +44,10 @@ async def main():
         await asyncio.gather(pipe(client_reader, node_writer), pipe(node_reader, client_writer))
 
     server = await asyncio.start_server(handle, '127.0.0.1', 0)
-    with open(port_file, 'w', encoding='utf-8') as file:
+    # Written whole under another name and renamed, so a reader never sees half a port.
+    with open(port_file + '.tmp', 'w', encoding='utf-8') as file:
         file.write(str(server.sockets[0].getsockname()[1]))
+    os.replace(port_file + '.tmp', port_file)
     async with server:
         await server.serve_forever()
 
