@@ -3,6 +3,7 @@
 # the server freely without touching a developer's own PostgreSQL or another run's.
 #
 # Usage: ensure_postgres_server && start_private_postgres
+#        stop_private_postgres   (stops and removes it before the shell exits, e.g. to start afresh)
 #
 # On success start_private_postgres exports:
 #   RTDB_TEST_POSTGRES_URL   postgres://rtdb@127.0.0.1:PORT/postgres (trust auth, no password)
@@ -26,6 +27,7 @@ RTDB_POSTGRES_USER="rtdb-pg"
 # Set by ensure_postgres_server / start_private_postgres; not exported.
 RTDB_POSTGRES_BIN_DIR=""
 RTDB_POSTGRES_TMP_DIR=""
+RTDB_POSTGRES_TRAP_SET=""
 
 # Prints the bin directory holding initdb, pg_ctl and postgres, or fails. An explicit
 # RTDB_TEST_POSTGRES_BIN wins; then PATH (resolving symlinks such as /usr/local/bin/initdb, since
@@ -145,6 +147,8 @@ _rtdb_postgres_cleanup() {
 # ending the trap under set -e (a failure left of && is exempt) while leaving it in $? for the
 # command after it.
 _rtdb_postgres_chain_exit_trap() {
+    [ -z "$RTDB_POSTGRES_TRAP_SET" ] || return 0 # once per shell, however many clusters it starts
+    RTDB_POSTGRES_TRAP_SET=1
     local previous
     previous="$(trap -p EXIT)"
     if [ -n "$previous" ]; then
@@ -168,6 +172,12 @@ _rtdb_postgres_fail() {
     done
     _rtdb_postgres_cleanup || true
     return 1
+}
+
+# Stops the cluster start_private_postgres started and removes it, and unexports its variables.
+stop_private_postgres() {
+    _rtdb_postgres_cleanup || true
+    unset RTDB_TEST_POSTGRES_URL RTDB_TEST_POSTGRES_BIN RTDB_TEST_POSTGRES_DATA RTDB_TEST_POSTGRES_CTL
 }
 
 start_private_postgres() {

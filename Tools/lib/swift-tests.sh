@@ -1,0 +1,53 @@
+# Sourced by Tools/test and Tools/flake-hunt: how the Swift test suites are prepared and run, so a
+# flake hunt runs them exactly as a test run does.
+#
+#   prepare_swift_tests    the system packages, then start_test_postgres
+#   start_test_postgres    a private PostgreSQL (exports RTDB_TEST_POSTGRES_*) unless the caller
+#                          gave RTDB_TEST_POSTGRES_URL; a new one each time it is called
+#   SWIFT_TEST_MAIN        every suite but PostgreSQL's    } a whole run: these two, in this order
+#   SWIFT_TEST_POSTGRES    the PostgreSQL suite on its own }
+#   SWIFT_TEST             `swift test` as both run it; add the caller's arguments for a filtered run
+# Each command runs `swift test --skip-build`: build first (swift build --build-tests).
+
+# shellcheck source=Tools/lib/system-packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/system-packages.sh"
+# shellcheck source=Tools/lib/postgres.sh
+source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
+
+# At most six tests run at once. Unbounded, every suite's in-process servers, server processes
+# and clients start together; on a busy 2-core machine that starved reply and connect timeouts
+# in 4-5 tests a run (the same ones with and without a change under test), and bounded the run
+# takes no longer (80 s either way: the longest tests set the pace).
+SWIFT_TEST=(swift test --skip-build --experimental-maximum-parallelization-width 6)
+SWIFT_TEST_MAIN=("${SWIFT_TEST[@]}" --skip PostgresServerStoreTests)
+# The PostgreSQL suite runs on its own after the rest: it drives several server processes,
+# PostgreSQL and 15 clients at once, and on 2 cores that load beside the in-process servers of the
+# other suites starved their 10 s reply timeouts.
+SWIFT_TEST_POSTGRES=("${SWIFT_TEST[@]}" --filter PostgresServerStoreTests)
+
+# The caller's own PostgreSQL, if it named one; start_test_postgres leaves that one alone.
+RTDB_CALLER_POSTGRES_URL="${RTDB_TEST_POSTGRES_URL:-}"
+
+prepare_swift_tests() {
+    ensure_system_packages libsqlite3-dev liblmdb-dev libleveldb-dev
+    start_test_postgres
+    if [ ! -d ../shared/spec ]; then
+        echo "note: ../shared/spec is missing; tests that replay the shared spec files will fail." >&2
+    fi
+}
+
+# The PostgreSQL tests get a private, throw-away cluster (they kill and restart it), stopped and
+# removed when the calling script exits (or when this is called again, which starts a fresh one).
+# A developer can point them at their own server by setting RTDB_TEST_POSTGRES_URL. Without one
+# the PostgreSQL tests fail, saying PostgreSQL is missing; they never skip.
+start_test_postgres() {
+    [ -z "$RTDB_CALLER_POSTGRES_URL" ] || return 0
+    stop_private_postgres
+    if ! { ensure_postgres_server && start_private_postgres; }; then
+        if [ "${CI:-}" = true ]; then
+            echo "error: CI needs PostgreSQL for the tests (see above)." >&2
+            exit 1
+        fi
+        echo "note: no PostgreSQL for the tests that need it (see above)." >&2
+    fi
+}
