@@ -37,11 +37,10 @@ PAGE = 50  # children per page in the console
 
 driver = None
 downloads = None
-browser_home = None
 
 
 def setUpModule():
-    global driver, downloads, browser_home
+    global driver, downloads
     browser = chromium.Chromium(os.environ["CHROMIUM"])
     print(f"    [console] {browser.describe()}", file=sys.stderr)
     if browser.kind != chromium.FULL_BROWSER:
@@ -53,6 +52,8 @@ def setUpModule():
     # The browser's home, profile and downloads are this run's own (chromedriver passes its
     # environment on to the browser).
     browser_home = tempfile.mkdtemp(prefix="rtdb-console-home-")
+    # Removed after the tests, or at once if starting the browser below fails.
+    unittest.addModuleCleanup(shutil.rmtree, browser_home, ignore_errors=True)
     downloads = os.path.join(browser_home, "downloads")
     os.mkdir(downloads)
     options = webdriver.ChromeOptions()
@@ -73,8 +74,6 @@ def setUpModule():
 def tearDownModule():
     if driver is not None:
         driver.quit()
-    if browser_home is not None:
-        shutil.rmtree(browser_home, ignore_errors=True)
 
 
 class Server:
