@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Presence", targets: ["Presence"]),
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
+        .library(name: "ServerCore", targets: ["ServerCore"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .library(name: "PostgresServerStore", targets: ["PostgresServerStore"]),
         .library(name: "StorageBench", targets: ["StorageBench"]),
@@ -223,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeDatabaseTests",
             dependencies: [
-                "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SyncClient", "RealtimeServer",
+                "RealtimeDatabase", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SyncClient", "RealtimeServer", "ServerCore",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "Presence", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -268,7 +269,7 @@ let package = Package(
         .executableTarget(
             name: "rtdb-client-benchmark",
             dependencies: [
-                "RealtimeDatabase", "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "RealtimeDatabase", "RealtimeServer", "ServerCore", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
                 "SyncClient", "SyncProtocol", "TestSupport", "StorageBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -285,12 +286,33 @@ let package = Package(
             dependencies: ["SyncClient", "SyncProtocol", "CoreTree", "TestSupport"],
             path: tests("SyncClientTests")
         ),
-        // The server: WebSocket protocol, REST API and streaming over Hummingbird, durable storage
-        // through Persistence. It links no storage backend; the caller hands in a registry.
+        // The database apart from how clients reach it: namespaces (rules enforcement, server
+        // values, transactions, onDisconnect, the exactly-once ledger, listener registries), the
+        // store contract and the embedded store. Nothing of HTTP, WebSocket, TLS, JWT or metrics
+        // exporters.
+        .target(
+            name: "ServerCore",
+            dependencies: [
+                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: module("ServerCore")
+        ),
+        .testTarget(
+            name: "ServerCoreTests",
+            dependencies: [
+                "ServerCore", "SyncProtocol", "CoreTree", "QueryEngine", "SecurityRules", "Persistence", "PersistenceSQLite",
+                "PersistenceLMDB", "PersistenceLevelDB", "ServerStoreConformance", "TestSupport",
+            ],
+            path: tests("ServerCoreTests")
+        ),
+        // How clients reach the database: the WebSocket protocol, REST API and streaming over
+        // Hummingbird, auth tokens, TLS, metrics, the console. It links no storage backend; the
+        // caller hands in a registry.
         .target(
             name: "RealtimeServer",
             dependencies: [
-                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                "ServerCore", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -307,12 +329,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: module("RealtimeServer"),
-            resources: [.copy("Console")]
+            resources: [.copy("Operations/Console")]
         ),
         .testTarget(
             name: "RealtimeServerTests",
             dependencies: [
-                "RealtimeServer", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
+                "RealtimeServer", "ServerCore", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
                 "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
@@ -327,7 +349,7 @@ let package = Package(
         .target(
             name: "PostgresServerStore",
             dependencies: [
-                "RealtimeServer", "CoreTree",
+                "ServerCore", "CoreTree",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -336,7 +358,7 @@ let package = Package(
         .testTarget(
             name: "PostgresServerStoreTests",
             dependencies: [
-                "PostgresServerStore", "RealtimeServer", "ServerStoreConformance", "CoreTree", "TestSupport", "RealtimeDatabase", "SyncProtocol",
+                "PostgresServerStore", "ServerCore", "ServerStoreConformance", "CoreTree", "TestSupport", "RealtimeDatabase", "SyncProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: tests("PostgresServerStoreTests")
@@ -345,13 +367,13 @@ let package = Package(
         // process for the SIGKILL check.
         .target(
             name: "ServerStoreConformance",
-            dependencies: ["RealtimeServer", "CoreTree", "TestSupport"],
+            dependencies: ["ServerCore", "CoreTree", "TestSupport"],
             path: tests("ServerStoreConformance")
         ),
         .executableTarget(
             name: "serverstore-crash-writer",
             dependencies: [
-                "CoreTree", "RealtimeServer", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
+                "CoreTree", "ServerCore", "ServerStoreConformance", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB",
                 "PostgresServerStore", .product(name: "Logging", package: "swift-log"),
             ],
             path: tool("serverstore-crash-writer")
@@ -359,7 +381,7 @@ let package = Package(
         .executableTarget(
             name: "rtdb-server",
             dependencies: [
-                "RealtimeServer", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
+                "RealtimeServer", "ServerCore", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Runs async PostgreSQL work for the synchronous ``RealtimeServer/ServerStore`` calls.
+/// Runs async PostgreSQL work for the synchronous ``ServerCore/ServerStore`` calls.
 ///
 /// The server makes those calls on threads of its own (a namespace opens on a dispatch thread),
 /// never on Swift's cooperative pool, so waiting here blocks no task.

@@ -1,6 +1,6 @@
 import CoreTree
 import Foundation
-import RealtimeServer
+import ServerCore
 
 /// A shared log entry as stored in `rtdb_log.entry`: JSON whose data values are JSON text in
 /// export format (priorities kept), so each parses with the tree's own parser:

@@ -2,11 +2,11 @@ public import CoreTree
 import Foundation
 import Logging
 import PostgresNIO
-public import RealtimeServer
+public import ServerCore
 import Synchronization
 
 /// One namespace in PostgreSQL, shared by every rtdb-server node that opens it
-/// (``RealtimeServer/SharedServerStore``).
+/// (``ServerCore/SharedServerStore``).
 ///
 /// A commit is one transaction: it locks the namespace's row in `rtdb_namespaces`, reads the
 /// entries other nodes logged since the caller's sequence, lets the caller decide, then writes the

@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 import PostgresNIO
-public import RealtimeServer
+public import ServerCore
 import Synchronization
 
 /// Opens namespaces' ``PostgresServerStore``s on one PostgreSQL database, for one rtdb-server

@@ -11,6 +11,7 @@ public import Persistence
 public import ServiceLifecycle
 import Synchronization
 import SyncProtocol
+public import ServerCore
 
 /// The Realtime Database server: the WebSocket protocol (v5) at `/.ws` and the REST API with
 /// streaming at `/<path>.json`, for every namespace, over durable storage.
@@ -114,7 +115,7 @@ public final class RealtimeServer: Service, Sendable {
         defer { withExtendedLifetime(lock) {} }
         let warnings = LimitWarnings(logger: logger)
         let registry = NamespaceRegistry(
-            configuration: configuration, stores: stores, logger: logger, warnings: warnings, metrics: activity.metrics)
+            configuration: configuration.namespaceSettings, stores: stores, logger: logger, warnings: warnings, metrics: activity.metrics)
         let limits = ResourceLimits.current()
         let maxConnections = configuration.maxConnections
             ?? limits.defaultMaxConnections(openNamespaces: configuration.maxOpenNamespaces)

@@ -1,4 +1,5 @@
 public import Logging
+public import ServerCore
 
 /// How an rtdb-server runs.
 ///
@@ -102,6 +103,13 @@ public struct ServerConfiguration: Sendable {
         self.maxListensPerConnection = maxListensPerConnection
         self.maxOnDisconnectBytesPerConnection = maxOnDisconnectBytesPerConnection
         self.shutdownTimeout = shutdownTimeout
+    }
+
+    /// What the namespace registry needs of this configuration.
+    var namespaceSettings: NamespaceRegistry.Settings {
+        NamespaceRegistry.Settings(
+            defaultNamespace: defaultNamespace, dataDirectory: dataDirectory, maxOpenNamespaces: maxOpenNamespaces,
+            rulesJSON: rulesJSON, writerRetention: writerRetention, clock: clock)
     }
 
     /// `https` when the server speaks TLS, else `http`.

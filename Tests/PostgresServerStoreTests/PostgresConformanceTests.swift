@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresServerStore
-import RealtimeServer
+import ServerCore
 import ServerStoreConformance
 import Testing
 import TestSupport

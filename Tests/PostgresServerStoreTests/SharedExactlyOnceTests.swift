@@ -2,7 +2,7 @@ import CoreTree
 import Foundation
 import Logging
 import PostgresServerStore
-import RealtimeServer
+import ServerCore
 import SyncProtocol
 import Testing
 import TestSupport

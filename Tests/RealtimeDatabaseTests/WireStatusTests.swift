@@ -1,6 +1,7 @@
 import Foundation
 @testable import RealtimeDatabase
 import RealtimeServer
+import ServerCore
 import SyncProtocol
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RealtimeServer
+import ServerCore
 import ServiceLifecycle
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeServer
+import ServerCore
 import Testing
 
 @Suite("Event streams: a client that leaves is forgotten at once")

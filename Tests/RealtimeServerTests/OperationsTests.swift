@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeServer
+import ServerCore
 import Testing
 
 /// `/metrics`, `/.health`, `/.ready` and the console's routes on a running server.

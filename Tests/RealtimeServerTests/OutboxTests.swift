@@ -1,4 +1,5 @@
 @testable import RealtimeServer
+import ServerCore
 import Synchronization
 import Testing
 

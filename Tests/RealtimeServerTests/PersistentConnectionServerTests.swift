@@ -2,6 +2,7 @@ import CoreTree
 import Foundation
 import Logging
 import RealtimeServer
+import ServerCore
 import Synchronization
 import SyncClient
 import SyncProtocol

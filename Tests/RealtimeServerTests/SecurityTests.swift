@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeServer
+import ServerCore
 import Testing
 import TestSupport
 

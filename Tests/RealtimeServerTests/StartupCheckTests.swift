@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RealtimeServer
+import ServerCore
 import Testing
 
 /// The data directory is checked before the server says it listens: unusable directories and a

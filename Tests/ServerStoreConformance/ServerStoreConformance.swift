@@ -1,13 +1,13 @@
 import CoreTree
 import Foundation
-public import RealtimeServer
+public import ServerCore
 import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The ``RealtimeServer/ServerStore`` conformance suite: every store implementation's tests run
+/// The ``ServerCore/ServerStore`` conformance suite: every store implementation's tests run
 /// each ``Requirement`` and print `serverstore conformance <name>: N passed, M failed`.
 public struct ServerStoreConformance: Sendable {
     /// One named promise of the store contract.

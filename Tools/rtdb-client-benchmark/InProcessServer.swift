@@ -3,6 +3,7 @@ import Logging
 import Persistence
 import PersistenceSQLite
 import RealtimeServer
+import ServerCore
 
 /// An rtdb-server running in this process on a free loopback port, over the memory store.
 struct InProcessServer {

@@ -7,6 +7,7 @@ import PersistenceLMDB
 import PersistenceSQLite
 import PostgresServerStore
 import RealtimeServer
+import ServerCore
 import ServiceLifecycle
 import UnixSignals
 

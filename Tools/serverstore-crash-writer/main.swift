@@ -19,7 +19,7 @@ import PersistenceLMDB
 import PersistenceLevelDB
 import PersistenceSQLite
 import PostgresServerStore
-import RealtimeServer
+import ServerCore
 import ServerStoreConformance
 
 let arguments = CommandLine.arguments

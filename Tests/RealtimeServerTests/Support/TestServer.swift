@@ -6,6 +6,7 @@ import PersistenceLevelDB
 import PersistenceLMDB
 import PersistenceSQLite
 import RealtimeServer
+import ServerCore
 import TestSupport
 
 /// An in-process server on a free loopback port, over the memory store unless told otherwise.

@@ -1,0 +1,11 @@
+/// Where a namespace counts what an operator watches: rule denials, store commits, sweeps for
+/// dead nodes' onDisconnect writes. The server's transports implement it over their metrics
+/// exporter; the core knows none.
+package protocol NamespaceMetrics: Sendable {
+    /// Counts a read or write (`operation`) the rules refused.
+    func denied(_ operation: String)
+    /// Records how long one store commit (a group of writes, durable) took.
+    func storeCommitted(in duration: Duration)
+    /// Counts a finished sweep for dead nodes' onDisconnect writes.
+    func orphanSweepFinished()
+}

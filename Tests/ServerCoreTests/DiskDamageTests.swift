@@ -1,0 +1,143 @@
+import CoreTree
+import Foundation
+import Persistence
+import PersistenceLevelDB
+import PersistenceLMDB
+import PersistenceSQLite
+import ServerCore
+import Testing
+import TestSupport
+
+/// Random byte flips in a namespace's files, loaded by a child process (so a crash is an outcome
+/// to count, not the end of the test run): a damaged store is refused, never a crash or a
+/// partial tree.
+@Suite("Damage on disk")
+struct DiskDamageTests {
+    enum Outcome: Hashable { case intact, refused, partial, crashed }
+
+    /// Loads the store in `directory` in a child process, without blocking a thread.
+    private static func load(_ backend: String, _ directory: String) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try builtExecutable(named: "serverstore-crash-writer")
+        process.arguments = ["load", backend, directory]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationReason == .uncaughtSignal ? -$0.terminationStatus : $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A store of 300 children written in 60 commits, closed; its tree's hash.
+    private static func makeStore(_ backend: StorageBackend, _ directory: String) throws -> String {
+        let store = try EmbeddedServerStore(store: try backend.open(directory))
+        var root = Node.empty
+        var random = SplitMix64(seed: 7)
+        for commit in 0..<60 {
+            var paths: [TreePath] = []
+            for index in commit * 5..<(commit * 5 + 5) {
+                let path = TreePath(unchecked: "d/k\(index)")
+                let text = String(repeating: "x", count: Int(random.next() % 300) + 1)
+                root = root.updatingChild(at: path, to: try Node(jsonString: #"{"v":"\#(text)","n":\#(index)}"#))
+                paths.append(path)
+            }
+            try store.commit(StoreChange(root: root, changedPaths: paths))
+        }
+        try store.close()
+        return root.hash
+    }
+
+    /// Flips 1 to 8 random bits in one random file of `directory` (lock files aside).
+    private static func damage(_ directory: String, _ random: inout SplitMix64) throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { !$0.lowercased().contains("lock") }
+            .map { directory + "/" + $0 }
+            .filter { ((try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0) > 0 }
+            .sorted()
+        let file = files[Int(random.next() % UInt64(files.count))]
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        for _ in 0..<(random.next() % 8 + 1) {
+            let offset = random.next() % size
+            try handle.seek(toOffset: offset)
+            let byte = try handle.read(upToCount: 1)![0]
+            try handle.seek(toOffset: offset)
+            try handle.write(contentsOf: [byte ^ UInt8(1 << (random.next() % 8))])
+        }
+    }
+
+    private static func run(_ backend: StorageBackend, rounds: Int) async throws -> [Outcome: Int] {
+        let root = NSTemporaryDirectory() + "rtdb-damage-\(backend.name)-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let pristine = root + "/pristine"
+        // Store writes (fsync), copies and flips block: they run off the cooperative pool.
+        let expected = try await offThePool { try makeStore(backend, pristine) }
+        var random = SplitMix64(seed: 2026)
+        var outcomes: [Outcome: Int] = [:]
+        for round in 0..<rounds {
+            let copy = root + "/round-\(round)"
+            random = try await offThePool { [random] in
+                var random = random
+                try FileManager.default.copyItem(atPath: pristine, toPath: copy)
+                try damage(copy, &random)
+                return random
+            }
+            let (status, output) = try await load(backend.name, copy)
+            let outcome: Outcome =
+                status != 0 ? .crashed
+                : output == "loaded \(expected)" ? .intact
+                : output.hasPrefix("loaded") ? .partial
+                : .refused
+            outcomes[outcome, default: 0] += 1
+            try? FileManager.default.removeItem(atPath: copy)
+        }
+        print("disk damage \(backend.name): \(outcomes[.refused] ?? 0) refused, \(outcomes[.intact] ?? 0) intact, "
+              + "\(outcomes[.partial] ?? 0) partial, \(outcomes[.crashed] ?? 0) crashed of \(rounds)")
+        return outcomes
+    }
+
+    @Test("LevelDB: flipped bytes are refused or harmless, never a crash or a partial tree")
+    func leveldb() async throws {
+        let outcomes = try await Self.run(.leveldb, rounds: 60)
+        #expect(outcomes[.crashed] == nil)
+        #expect(outcomes[.partial] == nil)
+        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+    }
+
+    @Test("SQLite: flipped bytes are refused or harmless, never a crash or a partial tree")
+    func sqlite() async throws {
+        let outcomes = try await Self.run(.sqlite, rounds: 60)
+        #expect(outcomes[.crashed] == nil)
+        #expect(outcomes[.partial] == nil)
+        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+    }
+
+    @Test("LMDB: flipped bytes are refused or harmless, never a crash or a partial tree")
+    func lmdb() async throws {
+        let outcomes = try await Self.run(.lmdb, rounds: 60)
+        #expect(outcomes[.crashed] == nil)
+        #expect(outcomes[.partial] == nil)
+        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+    }
+
+    @Test("LMDB: a truncated data file is refused instead of crashing the loader")
+    func lmdbTruncated() async throws {
+        let root = NSTemporaryDirectory() + "rtdb-truncate-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        _ = try Self.makeStore(.lmdb, root)
+        let file = root + "/data.mdb"
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as! Int
+        for keep in [size / 2, 4096 * 2 + 100, 100, 0] {
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: file))
+            try handle.truncate(atOffset: UInt64(keep))
+            try handle.close()
+            let (status, output) = try await Self.load("lmdb", root)
+            #expect(status == 0, "truncated to \(keep) bytes: the loader died (\(status))")
+            #expect(output.hasPrefix("refused corrupt"), "truncated to \(keep) bytes: \(output)")
+        }
+    }
+}
