@@ -17,7 +17,7 @@ public final class PostgresServerStore: SharedServerStore {
     public let namespace: String
     private let provider: PostgresStoreProvider
     private let handlerID = UUID()
-    private let state = Mutex<(closed: Bool, loadedSequence: UInt64)>((false, 0))
+    private let closed = Mutex(false)
 
     init(namespace: String, provider: PostgresStoreProvider) {
         self.namespace = namespace
@@ -28,69 +28,55 @@ public final class PostgresServerStore: SharedServerStore {
     private var logger: Logger { provider.logger }
 
     private func checkOpen() throws(PostgresStoreError) {
-        if state.withLock({ $0.closed }) { throw PostgresStoreError("The store of namespace \(namespace) is closed.") }
+        if closed.withLock({ $0 }) { throw PostgresStoreError("The store of namespace \(namespace) is closed.") }
     }
 
-    // MARK: - ServerStore (synchronous; called on the server's own threads)
+    // MARK: - ServerStore
 
-    public var loadedSequence: UInt64 { state.withLock { $0.loadedSequence } }
+    public func load() async throws -> Node { try await loadWithSequence().root }
 
-    public func load() throws -> Node {
-        let (root, sequence) = try Blocking.run { try await self.loadWithSequence() }
-        state.withLock { $0.loadedSequence = sequence }
-        return root
-    }
-
-    public func commit(_ change: StoreChange) throws {
+    public func commit(_ change: StoreChange) async throws {
         let writes: [WriteOperation] = change.changedPaths.map { .set(path: $0, node: change.root.child(at: $0)) }
-        _ = try Blocking.run {
-            try await self.commitExclusively(after: .max) { _ in SharedCommit(change: change, writes: writes) }
-        }
+        _ = try await commitExclusively(after: .max) { _ in SharedCommit(change: change, writes: writes) }
     }
 
-    public func setting(named name: String) throws -> [UInt8]? {
+    public func setting(named name: String) async throws -> [UInt8]? {
         try checkOpen()
         let (namespace, client, logger) = (self.namespace, self.client, self.logger)
-        return try Blocking.run {
-            try await PostgresStoreProvider.bounded("reading a setting") {
-                var value: [UInt8]?
-                let rows = try await client.query(
-                    "SELECT value FROM rtdb_settings WHERE namespace = \(namespace) AND name = \(name)", logger: logger)
-                for try await bytes in rows.decode(ByteBuffer.self) { value = Array(buffer: bytes) }
-                return value
-            }
+        return try await PostgresStoreProvider.bounded("reading a setting") {
+            var value: [UInt8]?
+            let rows = try await client.query(
+                "SELECT value FROM rtdb_settings WHERE namespace = \(namespace) AND name = \(name)", logger: logger)
+            for try await bytes in rows.decode(ByteBuffer.self) { value = Array(buffer: bytes) }
+            return value
         }
     }
 
-    public func settings(withPrefix prefix: String) throws -> [StoreSetting] {
+    public func settings(withPrefix prefix: String) async throws -> [StoreSetting] {
         try checkOpen()
         let (namespace, client, logger) = (self.namespace, self.client, self.logger)
-        return try Blocking.run {
-            try await PostgresStoreProvider.bounded("reading settings") {
-                var found: [StoreSetting] = []
-                let rows = try await client.query(
-                    "SELECT name, value FROM rtdb_settings WHERE namespace = \(namespace) AND left(name, length(\(prefix))) = \(prefix)",
-                    logger: logger)
-                for try await (name, bytes) in rows.decode((String, ByteBuffer).self) {
-                    found.append(StoreSetting(name: name, value: Array(buffer: bytes)))
-                }
-                return found
+        return try await PostgresStoreProvider.bounded("reading settings") {
+            var found: [StoreSetting] = []
+            let rows = try await client.query(
+                "SELECT name, value FROM rtdb_settings WHERE namespace = \(namespace) AND left(name, length(\(prefix))) = \(prefix)",
+                logger: logger)
+            for try await (name, bytes) in rows.decode((String, ByteBuffer).self) {
+                found.append(StoreSetting(name: name, value: Array(buffer: bytes)))
             }
+            return found
         }
     }
 
-    public func saveSetting(named name: String, _ value: [UInt8]) throws {
-        _ = try Blocking.run {
-            try await self.commitExclusively(after: .max) { _ in
-                SharedCommit(change: nil, writes: [], settings: [StoreSetting(name: name, value: value)])
-            }
+    public func saveSetting(named name: String, _ value: [UInt8]) async throws {
+        _ = try await commitExclusively(after: .max) { _ in
+            SharedCommit(change: nil, writes: [], settings: [StoreSetting(name: name, value: value)])
         }
     }
 
-    public func close() throws {
-        try state.withLock { state throws(PostgresStoreError) in
-            if state.closed { throw PostgresStoreError("The store of namespace \(namespace) is already closed.") }
-            state.closed = true
+    public func close() async throws {
+        try closed.withLock { closed throws(PostgresStoreError) in
+            if closed { throw PostgresStoreError("The store of namespace \(namespace) is already closed.") }
+            closed = true
         }
         provider.removeHandler(handlerID, namespace: namespace)
     }

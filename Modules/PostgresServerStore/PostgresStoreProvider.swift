@@ -60,13 +60,11 @@ public final class PostgresStoreProvider: ServerStoreProvider {
         }
     }
 
-    public func openStore(namespace: String) throws -> any ServerStore {
-        try Blocking.run { [self] in
-            try await PostgresStoreProvider.bounded("opening namespace \(namespace)") { [self] in
-                try await migrateOnce()
-                try await client.query(
-                    "INSERT INTO rtdb_namespaces (name) VALUES (\(namespace)) ON CONFLICT (name) DO NOTHING", logger: logger)
-            }
+    public func openStore(namespace: String) async throws -> any ServerStore {
+        try await PostgresStoreProvider.bounded("opening namespace \(namespace)") { [self] in
+            try await migrateOnce()
+            try await client.query(
+                "INSERT INTO rtdb_namespaces (name) VALUES (\(namespace)) ON CONFLICT (name) DO NOTHING", logger: logger)
         }
         return PostgresServerStore(namespace: namespace, provider: self)
     }

@@ -18,9 +18,8 @@ struct ChangeLogTests {
         let followerNode = try PostgresStoreProvider(url: url, logger: Logger(label: "test.follower"), logRetention: 100)
         var failure: (any Error)?
         do {
-            let (leader, follower) = try await offThePool {
-                (try leaderNode.openStore(namespace: namespace), try followerNode.openStore(namespace: namespace))
-            }
+            let (leader, follower) = (
+                try await leaderNode.openStore(namespace: namespace), try await followerNode.openStore(namespace: namespace))
             guard let leader = leader as? any SharedServerStore, let follower = follower as? any SharedServerStore else {
                 throw SupportFailure("the PostgreSQL store is not a SharedServerStore")
             }

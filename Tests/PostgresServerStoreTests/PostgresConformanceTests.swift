@@ -19,10 +19,10 @@ struct PostgresConformanceTests {
         let url = try TestPostgres.url()
         let provider = try PostgresStoreProvider(url: url, logger: Logger(label: "test.postgres"))
         let suite = ServerStoreConformance(name: "postgres") { directory in
-            try provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
+            try await provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
         }
         var failure: (any Error)?
-        do { try await suite.checkOffThread(requirement) } catch { failure = error }
+        do { try await suite.checkAndRecord(requirement) } catch { failure = error }
         await provider.shutdown()
         if let failure { throw failure }
     }

@@ -20,12 +20,9 @@ struct SharedExactlyOnceTests {
         let nodeB = try PostgresStoreProvider(url: url, logger: Logger(label: "test.b"))
         var failure: (any Error)?
         do {
-            let (storeA, storeB) = try await offThePool {
-                (try nodeA.openStore(namespace: namespace), try nodeB.openStore(namespace: namespace))
-            }
-            let (a, b) = try await offThePool {
-                (try NamespaceDatabase(name: namespace, store: storeA), try NamespaceDatabase(name: namespace, store: storeB))
-            }
+            let (storeA, storeB) = (try await nodeA.openStore(namespace: namespace), try await nodeB.openStore(namespace: namespace))
+            let (a, b) = (
+                try await NamespaceDatabase.open(name: namespace, store: storeA), try await NamespaceDatabase.open(name: namespace, store: storeB))
             let counter = TreePath(unchecked: "counter")
             let increment = CoreTree.ServerValue.increment(1)
             let stamp = WriteStamp(client: "roaming", sequence: 5, floor: 5)
@@ -37,8 +34,8 @@ struct SharedExactlyOnceTests {
             #expect(value == Node(.number(1)), "B answers with the data as A left it")
             #expect(try await b.read(counter, as: .admin) == Node(.number(1)))
             // A node opened afterwards loads the record from the store.
-            let storeC = try await offThePool { try nodeB.openStore(namespace: namespace) }
-            let c = try await offThePool { try NamespaceDatabase(name: namespace, store: storeC) }
+            let storeC = try await nodeB.openStore(namespace: namespace)
+            let c = try await NamespaceDatabase.open(name: namespace, store: storeC)
             _ = await c.write(.set(path: counter, node: increment), stamp: stamp, as: .admin)
             _ = await c.write(.set(path: counter, node: increment), stamp: WriteStamp(client: "roaming", sequence: 6, floor: 5), as: .admin)
             #expect(try await c.read(counter, as: .admin) == Node(.number(2)))

@@ -15,8 +15,8 @@ struct EmbeddedServerStoreConformanceTests {
     func requirement(_ backendName: String, _ requirement: ServerStoreConformance.Requirement) async throws {
         let registry = StorageBackends(Self.backends)
         let suite = ServerStoreConformance(name: backendName, outlivesProcess: backendName != "memory") { directory in
-            try EmbeddedServerStore(store: try registry.open(backendName, directory: directory))
+            try await EmbeddedServerStore.open(try registry.backend(named: backendName), directory: directory)
         }
-        try await suite.checkOffThread(requirement)
+        try await suite.checkAndRecord(requirement)
     }
 }

@@ -17,10 +17,9 @@ struct ExactlyOnceTests {
     private static func directory() -> String { NSTemporaryDirectory() + "rtdb-once-\(UUID().uuidString)" }
 
     private static func open(_ directory: String, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
-                             retention: Duration = NamespaceDatabase.defaultWriterRetention) throws -> (NamespaceDatabase, EmbeddedServerStore) {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let store = try EmbeddedServerStore(store: try StorageBackend.sqlite.open(directory))
-        return (try NamespaceDatabase(name: "once", store: store, clock: clock, writerRetention: retention), store)
+                             retention: Duration = NamespaceDatabase.defaultWriterRetention) async throws -> (NamespaceDatabase, EmbeddedServerStore) {
+        let store = try await EmbeddedServerStore.open(.sqlite, directory: directory)
+        return (try await NamespaceDatabase.open(name: "once", store: store, clock: clock, writerRetention: retention), store)
     }
 
     private static func value(_ database: NamespaceDatabase) async throws -> Node {
@@ -36,7 +35,7 @@ struct ExactlyOnceTests {
     func repeatIsAnsweredWithoutApplying() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (database, _) = try Self.open(directory)
+        let (database, _) = try await Self.open(directory)
         let first = WriteStamp(client: "client-a", sequence: 1, floor: 1)
         #expect(Self.committed(await database.write(.set(path: Self.counter, node: Self.increment), stamp: first, as: .admin)))
         let repeated = await database.write(.set(path: Self.counter, node: Self.increment), stamp: first, as: .admin)
@@ -60,12 +59,12 @@ struct ExactlyOnceTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let stamp = WriteStamp(client: "restarting", sequence: 7, floor: 7)
         do {
-            let (database, _) = try Self.open(directory)
+            let (database, _) = try await Self.open(directory)
             _ = await database.write(.set(path: Self.counter, node: Self.increment), stamp: stamp, as: .admin)
             try await database.close()
         }
-        let (database, store) = try Self.open(directory)
-        let stored = try store.setting(named: "writers/restarting").map { String(decoding: $0, as: UTF8.self) }
+        let (database, store) = try await Self.open(directory)
+        let stored = try await store.setting(named: "writers/restarting").map { String(decoding: $0, as: UTF8.self) }
         #expect(stored?.split(separator: " ").dropFirst() == ["7"], "the record lists the applied sequence: \(stored ?? "none")")
         _ = await database.write(.set(path: Self.counter, node: Self.increment), stamp: stamp, as: .admin)
         #expect(try await Self.value(database) == Node(.number(1)))
@@ -76,7 +75,7 @@ struct ExactlyOnceTests {
     func onlyAppliedWritesCount() async throws {
         let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (database, _) = try Self.open(directory)
+        let (database, _) = try await Self.open(directory)
         _ = await database.write(.set(path: Self.counter, node: Node(.number(10))), as: .admin)
         let stamp = WriteStamp(client: "tx", sequence: 3, floor: 3)
         let stale = await database.write(.set(path: Self.counter, node: Node(.number(11))), condition: .hash("not-the-hash"), stamp: stamp, as: .admin)
@@ -105,7 +104,7 @@ struct ExactlyOnceTests {
     @Test("A write whose commit failed is applied when its client sends it again")
     func failedCommitTakesTheStampBack() async throws {
         let store = SlowStore()
-        let database = try NamespaceDatabase(name: "f", store: store)
+        let database = try await NamespaceDatabase.open(name: "f", store: store)
         let stamp = WriteStamp(client: "unlucky", sequence: 1, floor: 1)
         store.failNextCommit()
         let failed = await database.write(.set(path: Self.counter, node: Self.increment), stamp: stamp, as: .admin)
@@ -125,19 +124,19 @@ struct ExactlyOnceTests {
         let clock: @Sendable () -> Int64 = { now.withLock { $0 } }
         let day: Int64 = 86_400_000
         do {
-            let (database, store) = try Self.open(directory, clock: clock, retention: .seconds(86_400))
+            let (database, store) = try await Self.open(directory, clock: clock, retention: .seconds(86_400))
             for sequence in 1...3 {
                 _ = await database.write(.set(path: Self.counter, node: Self.increment),
                                          stamp: WriteStamp(client: "c", sequence: Int64(sequence), floor: Int64(sequence)), as: .admin)
             }
-            let stored = try store.setting(named: "writers/c").map { String(decoding: $0, as: UTF8.self) }
+            let stored = try await store.setting(named: "writers/c").map { String(decoding: $0, as: UTF8.self) }
             #expect(stored?.split(separator: " ").dropFirst() == ["3"], "stamps below the floor are forgotten: \(stored ?? "none")")
             try await database.close()
         }
         now.withLock { $0 += 2 * day }
-        let (database, store) = try Self.open(directory, clock: clock, retention: .seconds(86_400))
+        let (database, store) = try await Self.open(directory, clock: clock, retention: .seconds(86_400))
         _ = await database.write(.set(path: TreePath(unchecked: "other"), node: Node(.number(1))), as: .admin)
-        #expect(try store.setting(named: "writers/c") == nil, "an expired record is removed from the store")
+        #expect(try await store.setting(named: "writers/c") == nil, "an expired record is removed from the store")
         // Past the retention a repeat is applied again: the stated limit of the guarantee.
         _ = await database.write(.set(path: Self.counter, node: Self.increment), stamp: WriteStamp(client: "c", sequence: 3, floor: 3), as: .admin)
         #expect(try await Self.value(database) == Node(.number(4)))

@@ -37,7 +37,7 @@ struct GroupCommitRowsTests {
     }
 
     @Test("400 random groups of up to 8 writes each: the store loads exactly the tree in memory after every commit, with no stale row")
-    func randomGroups() throws {
+    func randomGroups() async throws {
         var random = SplitMix64(seed: 19)
         let memory = MemoryStore()
         let store = try EmbeddedServerStore(store: memory)
@@ -49,12 +49,12 @@ struct GroupCommitRowsTests {
                 root = root.updatingChild(at: path, to: Self.randomNode(&random))
                 changed.append(path)
             }
-            try store.commit(StoreChange(root: root, changedPaths: changed))
-            let loaded = try store.load()
+            try await store.commit(StoreChange(root: root, changedPaths: changed))
+            let loaded = try await store.load()
             #expect(loaded == root, "group \(group): \(changed.map(\.wireForm))")
             // The same tree written whole into an empty store: row for row what the groups left.
             let fresh = MemoryStore()
-            try EmbeddedServerStore(store: fresh).commit(StoreChange(root: root, changedPaths: [.root]))
+            try await EmbeddedServerStore(store: fresh).commit(StoreChange(root: root, changedPaths: [.root]))
             let stale = try Self.rows(memory).count - Self.rows(fresh).count
             #expect(try Self.rows(memory) == Self.rows(fresh), "group \(group): \(stale) rows more than the tree's own")
             if loaded != root || stale != 0 { break }

@@ -13,11 +13,11 @@ final class SlowStore: ServerStore {
     var commits: Int { state.withLock { $0.commits } }
     func failNextCommit() { state.withLock { $0.failNext = true } }
 
-    func load() throws -> Node { state.withLock { $0.data } }
-    func commit(_ change: StoreChange) throws {
-        // A slow disk, simulated: writes arriving meanwhile pile up into the next group. It runs
-        // on the namespace's commit thread, never on the cooperative pool.
-        Thread.sleep(forTimeInterval: 0.005)
+    func load() async throws -> Node { state.withLock { $0.data } }
+    func commit(_ change: StoreChange) async throws {
+        // A slow disk, simulated (a suspension, not a blocked thread): writes arriving meanwhile
+        // pile up into the next group.
+        try await Task.sleep(for: .milliseconds(5))
         try state.withLock { state in
             if state.failNext {
                 state.failNext = false
@@ -27,10 +27,10 @@ final class SlowStore: ServerStore {
             state.data = change.root
         }
     }
-    func setting(named name: String) throws -> [UInt8]? { nil }
-    func settings(withPrefix prefix: String) throws -> [StoreSetting] { [] }
-    func saveSetting(named name: String, _ value: [UInt8]) throws {}
-    func close() throws {}
+    func setting(named name: String) async throws -> [UInt8]? { nil }
+    func settings(withPrefix prefix: String) async throws -> [StoreSetting] { [] }
+    func saveSetting(named name: String, _ value: [UInt8]) async throws {}
+    func close() async throws {}
 }
 
 /// Records what a listener hears.
@@ -45,7 +45,7 @@ struct NamespaceDatabaseTests {
     @Test("Concurrent writes share syncs (group commit), and every one is acknowledged once durable")
     func groupCommit() async throws {
         let store = SlowStore()
-        let database = try NamespaceDatabase(name: "g", store: store)
+        let database = try await NamespaceDatabase.open(name: "g", store: store)
         let results = await withTaskGroup(of: WriteResult.self) { group in
             for index in 0..<100 {
                 group.addTask { await database.write(.set(path: TreePath(unchecked: "items/\(index)"), node: Node(.number(Double(index)))), as: .admin) }
@@ -54,13 +54,13 @@ struct NamespaceDatabaseTests {
         }
         #expect(results.allSatisfy { if case .committed = $0 { true } else { false } })
         #expect(store.commits < 50, "100 writes took \(store.commits) syncs")
-        #expect(try store.load().child(at: TreePath(unchecked: "items")).childCount == 100)
+        #expect(try await store.load().child(at: TreePath(unchecked: "items")).childCount == 100)
     }
 
     @Test("A failed sync fails its writes and those after it, restores the last durable data and corrects listeners")
     func failedSyncRollsBack() async throws {
         let store = SlowStore()
-        let database = try NamespaceDatabase(name: "r", store: store)
+        let database = try await NamespaceDatabase.open(name: "r", store: store)
         _ = await database.write(.set(path: TreePath(unchecked: "v"), node: Node(.string("durable"))), as: .admin)
         let listener = RecordingSubscriber()
         try await database.listen(listener, path: TreePath(unchecked: "v"), params: .default, tag: nil, as: .admin)
@@ -84,12 +84,12 @@ struct NamespaceDatabaseTests {
     @Test("Removing the last child under a leaf-free parent leaves no orphaned rows; removing under a leaf changes nothing")
     func replacementsForRemovals() async throws {
         let store = SlowStore()
-        let database = try NamespaceDatabase(name: "x", store: store)
+        let database = try await NamespaceDatabase.open(name: "x", store: store)
         _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: Node(.number(1))), as: .admin)
         _ = await database.write(.set(path: TreePath(unchecked: "a/b/c"), node: .empty), as: .admin)
-        #expect(try store.load().isEmpty)
+        #expect(try await store.load().isEmpty)
         _ = await database.write(.set(path: TreePath(unchecked: "leaf"), node: Node(.number(2))), as: .admin)
         _ = await database.write(.set(path: TreePath(unchecked: "leaf/under"), node: .empty), as: .admin)
-        #expect(try store.load().child(at: TreePath(unchecked: "leaf")) == Node(.number(2)))
+        #expect(try await store.load().child(at: TreePath(unchecked: "leaf")) == Node(.number(2)))
     }
 }

@@ -1,6 +1,7 @@
 import CoreTree
 import Foundation
 public import ServerCore
+import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
@@ -28,59 +29,74 @@ public struct ServerStoreConformance: Sendable {
     public let name: String
     /// Whether the store outlives its process.
     public let outlivesProcess: Bool
-    private let openStore: @Sendable (String) throws -> any ServerStore
+    private let openStore: @Sendable (String) async throws -> any ServerStore
 
     /// A suite for stores opened by `open` on a directory.
-    public init(name: String, outlivesProcess: Bool = true, open: @escaping @Sendable (String) throws -> any ServerStore) {
+    public init(name: String, outlivesProcess: Bool = true, open: @escaping @Sendable (String) async throws -> any ServerStore) {
         self.name = name
         self.outlivesProcess = outlivesProcess
         self.openStore = open
     }
 
     /// Runs one requirement; throws when the store breaks it.
-    public func check(_ requirement: Requirement) throws {
+    public func check(_ requirement: Requirement) async throws {
         let directory = NSTemporaryDirectory() + "serverstore-\(name)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         switch requirement {
-        case .emptyStart: try emptyStart(directory)
-        case .roundTripAndReopen: try roundTripAndReopen(directory)
-        case .orderWithinAndAcross: try orderWithinAndAcross(directory)
-        case .prioritiesAndLongPaths: try prioritiesAndLongPaths(directory)
-        case .settings: try settings(directory)
-        case .settingsInCommits: try settingsInCommits(directory)
-        case .closed: try closed(directory)
-        case .atomicAndDurableUnderSIGKILL: try atomicAndDurableUnderSIGKILL(directory)
+        case .emptyStart: try await emptyStart(directory)
+        case .roundTripAndReopen: try await roundTripAndReopen(directory)
+        case .orderWithinAndAcross: try await orderWithinAndAcross(directory)
+        case .prioritiesAndLongPaths: try await prioritiesAndLongPaths(directory)
+        case .settings: try await settings(directory)
+        case .settingsInCommits: try await settingsInCommits(directory)
+        case .closed: try await closed(directory)
+        case .atomicAndDurableUnderSIGKILL: try await atomicAndDurableUnderSIGKILL(directory)
         }
     }
 
-    /// Runs a requirement on a thread of its own (the checks block), recording the tally line.
-    public func checkOffThread(_ requirement: Requirement) async throws {
-        let suite = self
-        let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: Result { try suite.check(requirement) }) }
-        }
-        var outcome = result
-        if case .failure(let error) = result, error is NotApplicable {
+    /// Runs a requirement, recording the tally line (a requirement that does not apply passes).
+    public func checkAndRecord(_ requirement: Requirement) async throws {
+        var outcome: Result<Void, any Error>
+        do {
+            try await check(requirement)
+            outcome = .success(())
+        } catch let error as NotApplicable {
             print("serverstore conformance \(name): '\(requirement)' does not apply: \(error)")
             outcome = .success(())
+        } catch {
+            outcome = .failure(error)
         }
         ServerStoreTally.shared.record(name, passed: (try? outcome.get()) != nil, total: Requirement.allCases.count)
         try outcome.get()
     }
 
-    // MARK: - Checks
-
-    private func emptyStart(_ directory: String) throws {
-        let store = try openStore(directory)
-        defer { try? store.close() }
-        try expect(try store.load() == .empty, "a new store loaded \(try store.load())")
+    /// Opens the store in `directory`, runs `body` with it and closes it, also when `body` throws.
+    private func withStore<T>(_ directory: String, _ body: (any ServerStore) async throws -> T) async throws -> T {
+        let store = try await openStore(directory)
+        do {
+            let result = try await body(store)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
     }
 
-    private func roundTripAndReopen(_ directory: String) throws {
+    // MARK: - Checks
+
+    private func emptyStart(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            let loaded = try await store.load()
+            try expect(loaded == .empty, "a new store loaded \(loaded)")
+        }
+    }
+
+    private func roundTripAndReopen(_ directory: String) async throws {
         var random = SplitMix64(seed: 7)
         var model = Node.empty
-        var store = try openStore(directory)
+        var store = try await openStore(directory)
         for round in 1...60 {
             var paths: [TreePath] = []
             for _ in 0..<(1 + Int(random.next() % 4)) {
@@ -91,158 +107,167 @@ public struct ServerStoreConformance: Sendable {
                 model = model.updatingChild(at: path, to: node)
                 paths.append(path)
             }
-            try store.commit(StoreChange(root: model, changedPaths: paths))
+            try await store.commit(StoreChange(root: model, changedPaths: paths))
             if round % 20 == 0 {
-                try store.close()
-                store = try openStore(directory)
+                try await store.close()
+                store = try await openStore(directory)
             }
-            try expect(try store.load() == model, "round \(round): loaded \(try store.load()), expected \(model)")
+            let loaded = try await store.load()
+            try expect(loaded == model, "round \(round): loaded \(loaded), expected \(model)")
         }
-        try store.close()
+        try await store.close()
     }
 
-    private func orderWithinAndAcross(_ directory: String) throws {
-        let store = try openStore(directory)
-        defer { try? store.close() }
-        var root = try Node(jsonString: #"{"a":{"b":{"c":1,"d":2},"e":3},"f":4}"#)
-        try store.commit(StoreChange(root: root, changedPaths: [.root]))
-        // One commit: replace a, then write inside it.
-        root = root.updatingChild(at: "a", to: Node(children: ["x": Node(.number(9))]))
-        root = root.updatingChild(at: "a/y/z", to: Node(.bool(true)))
-        try store.commit(StoreChange(root: root, changedPaths: ["a", "a/y/z"]))
-        try expect(try store.load() == root, "within a commit: loaded \(try store.load())")
-        // Across commits: a removal, then a leaf where the removed subtree was, then a removal above.
-        root = root.updatingChild(at: "a/x", to: .empty)
-        try store.commit(StoreChange(root: root, changedPaths: ["a/x"]))
-        root = root.updatingChild(at: "a", to: Node(.string("leaf")))
-        try store.commit(StoreChange(root: root, changedPaths: ["a"]))
-        try expect(try store.load() == root, "a leaf replacing a subtree: loaded \(try store.load())")
-        root = root.updatingChild(at: "a", to: .empty).updatingChild(at: "f", to: .empty)
-        try store.commit(StoreChange(root: root, changedPaths: ["a", "f"]))
-        try expect(try store.load() == .empty, "everything removed: loaded \(try store.load())")
+    private func orderWithinAndAcross(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            var root = try Node(jsonString: #"{"a":{"b":{"c":1,"d":2},"e":3},"f":4}"#)
+            try await store.commit(StoreChange(root: root, changedPaths: [.root]))
+            // One commit: replace a, then write inside it.
+            root = root.updatingChild(at: "a", to: Node(children: ["x": Node(.number(9))]))
+            root = root.updatingChild(at: "a/y/z", to: Node(.bool(true)))
+            try await store.commit(StoreChange(root: root, changedPaths: ["a", "a/y/z"]))
+            var loaded = try await store.load()
+            try expect(loaded == root, "within a commit: loaded \(loaded)")
+            // Across commits: a removal, then a leaf where the removed subtree was, then a removal above.
+            root = root.updatingChild(at: "a/x", to: .empty)
+            try await store.commit(StoreChange(root: root, changedPaths: ["a/x"]))
+            root = root.updatingChild(at: "a", to: Node(.string("leaf")))
+            try await store.commit(StoreChange(root: root, changedPaths: ["a"]))
+            loaded = try await store.load()
+            try expect(loaded == root, "a leaf replacing a subtree: loaded \(loaded)")
+            root = root.updatingChild(at: "a", to: .empty).updatingChild(at: "f", to: .empty)
+            try await store.commit(StoreChange(root: root, changedPaths: ["a", "f"]))
+            loaded = try await store.load()
+            try expect(loaded == .empty, "everything removed: loaded \(loaded)")
+        }
     }
 
-    private func prioritiesAndLongPaths(_ directory: String) throws {
-        var store = try openStore(directory)
+    private func prioritiesAndLongPaths(_ directory: String) async throws {
         let longKey = String(repeating: "k", count: 22)
         let path = TreePath(keys: (0..<31).map { _ in ChildKey(longKey) } + [ChildKey("leaf")])
         try expect(path.depth == 32, "the long path has \(path.depth) levels")
         var root = Node.empty
         root = root.updatingChild(at: path, to: Node(.string("deep")))
         root = root.updatingChild(at: "p", to: try Node(jsonString: #"{".priority":"high","a":{".value":1,".priority":2}}"#))
-        try store.commit(StoreChange(root: root, changedPaths: [path, "p"]))
-        try store.close()
-        store = try openStore(directory)
-        defer { try? store.close() }
-        let loaded = try store.load()
+        try await withStore(directory) { store in
+            try await store.commit(StoreChange(root: root, changedPaths: [path, "p"]))
+        }
+        let loaded = try await withStore(directory) { try await $0.load() }
         try expect(loaded.child(at: path) == Node(.string("deep")), "the 32-level path loaded \(loaded.child(at: path))")
         try expect(loaded.child(at: "p").jsonString(format: .export) == root.child(at: "p").jsonString(format: .export),
                    "priorities loaded as \(loaded.child(at: "p").jsonString(format: .export))")
     }
 
-    private func settings(_ directory: String) throws {
-        var store = try openStore(directory)
-        try expect(try store.setting(named: "rules") == nil, "a new store has a setting")
-        try store.saveSetting(named: "rules", Array("one".utf8))
-        try store.saveSetting(named: "rules", Array("two".utf8))
-        try store.saveSetting(named: "other", [0, 255])
-        try store.commit(StoreChange(root: Node(children: ["rules": Node(.number(1))]), changedPaths: ["rules"]))
-        try store.close()
-        store = try openStore(directory)
-        defer { try? store.close() }
-        try expect(try store.setting(named: "rules") == Array("two".utf8), "the rules setting was not replaced and kept")
-        try expect(try store.setting(named: "other") == [0, 255], "a second setting was lost")
-        try expect(try store.load() == Node(children: ["rules": Node(.number(1))]), "settings and data are not independent")
+    private func settings(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            try expect(try await store.setting(named: "rules") == nil, "a new store has a setting")
+            try await store.saveSetting(named: "rules", Array("one".utf8))
+            try await store.saveSetting(named: "rules", Array("two".utf8))
+            try await store.saveSetting(named: "other", [0, 255])
+            try await store.commit(StoreChange(root: Node(children: ["rules": Node(.number(1))]), changedPaths: ["rules"]))
+        }
+        try await withStore(directory) { store in
+            try expect(try await store.setting(named: "rules") == Array("two".utf8), "the rules setting was not replaced and kept")
+            try expect(try await store.setting(named: "other") == [0, 255], "a second setting was lost")
+            try expect(try await store.load() == Node(children: ["rules": Node(.number(1))]), "settings and data are not independent")
+        }
     }
 
-    private func settingsInCommits(_ directory: String) throws {
-        var store = try openStore(directory)
+    private func settingsInCommits(_ directory: String) async throws {
         let root = Node(children: ["a": Node(.number(1))])
-        try store.commit(StoreChange(root: root, changedPaths: ["a"], settings: [
-            StoreSetting(name: "writers/x", value: Array("1 5".utf8)), StoreSetting(name: "writers/y", value: Array("2 6".utf8)),
-            StoreSetting(name: "writersnot", value: [1]),
-        ]))
-        try store.commit(StoreChange(root: root, changedPaths: [], settings: [
-            StoreSetting(name: "writers/x", value: Array("3 7".utf8)), StoreSetting(name: "writers/y", value: []),
-        ]))
-        try store.saveSetting(named: "writers/z", Array("4".utf8))
-        try store.saveSetting(named: "writers/z", [])
-        try store.close()
-        store = try openStore(directory)
-        defer { try? store.close() }
-        try expect(try store.load() == root, "the tree changed: \(try store.load())")
-        try expect(try store.setting(named: "writers/x") == Array("3 7".utf8), "a setting replaced by a later commit")
-        try expect(try store.setting(named: "writers/y") == nil, "an empty value in a commit did not remove the setting")
-        try expect(try store.setting(named: "writers/z") == nil, "an empty saveSetting did not remove the setting")
-        let listed = try store.settings(withPrefix: "writers/").sorted { $0.name < $1.name }
-        try expect(listed == [StoreSetting(name: "writers/x", value: Array("3 7".utf8))], "the prefix listed \(listed.map(\.name))")
+        try await withStore(directory) { store in
+            try await store.commit(StoreChange(root: root, changedPaths: ["a"], settings: [
+                StoreSetting(name: "writers/x", value: Array("1 5".utf8)), StoreSetting(name: "writers/y", value: Array("2 6".utf8)),
+                StoreSetting(name: "writersnot", value: [1]),
+            ]))
+            try await store.commit(StoreChange(root: root, changedPaths: [], settings: [
+                StoreSetting(name: "writers/x", value: Array("3 7".utf8)), StoreSetting(name: "writers/y", value: []),
+            ]))
+            try await store.saveSetting(named: "writers/z", Array("4".utf8))
+            try await store.saveSetting(named: "writers/z", [])
+        }
+        try await withStore(directory) { store in
+            let loaded = try await store.load()
+            try expect(loaded == root, "the tree changed: \(loaded)")
+            try expect(try await store.setting(named: "writers/x") == Array("3 7".utf8), "a setting replaced by a later commit")
+            try expect(try await store.setting(named: "writers/y") == nil, "an empty value in a commit did not remove the setting")
+            try expect(try await store.setting(named: "writers/z") == nil, "an empty saveSetting did not remove the setting")
+            let listed = try await store.settings(withPrefix: "writers/").sorted { $0.name < $1.name }
+            try expect(listed == [StoreSetting(name: "writers/x", value: Array("3 7".utf8))], "the prefix listed \(listed.map(\.name))")
+        }
     }
 
-    private func closed(_ directory: String) throws {
-        let store = try openStore(directory)
-        try store.close()
-        try expect((try? store.load()) == nil, "load after close succeeded")
-        try expect((try? store.commit(StoreChange(root: Node(.number(1)), changedPaths: [.root]))) == nil, "commit after close succeeded")
-        try expect((try? store.saveSetting(named: "x", [1])) == nil, "saveSetting after close succeeded")
+    private func closed(_ directory: String) async throws {
+        let store = try await openStore(directory)
+        try await store.close()
+        try expect((try? await store.load()) == nil, "load after close succeeded")
+        try expect((try? await store.commit(StoreChange(root: Node(.number(1)), changedPaths: [.root]))) == nil, "commit after close succeeded")
+        try expect((try? await store.saveSetting(named: "x", [1])) == nil, "saveSetting after close succeeded")
     }
 
     /// A child process commits change N (`counter` = N and `log/N` = N together, and the setting
     /// `writers/crash` = N in the same commit) and prints `committed N` after each returns; it is
     /// killed at a random moment. The store must then hold exactly one whole prefix of commits, at
     /// least up to the last one reported, with the setting of the same commit.
-    private func atomicAndDurableUnderSIGKILL(_ directory: String) throws {
+    private func atomicAndDurableUnderSIGKILL(_ directory: String) async throws {
         guard outlivesProcess else { throw NotApplicable(reason: "the store does not outlive its process") }
         var random = SplitMix64(seed: 11)
         for round in 1...10 {
-            let before = try countCommits(directory, round: round, reported: 0)
-            let process = Process()
-            process.executableURL = try ServerStoreConformance.crashWriter()
-            process.arguments = [name, directory, String(before + 1)]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
-            usleep(useconds_t(80_000 + random.next() % 150_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            try expect(process.terminationReason == .uncaughtSignal, "round \(round): the writer exited by itself (\(process.terminationStatus))")
-            let reported = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .split(separator: "\n").compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max() ?? before
-            _ = try countCommits(directory, round: round, reported: reported)
+            let before = try await countCommits(directory, round: round, reported: 0)
+            let delay = useconds_t(80_000 + random.next() % 150_000)
+            let (name, executable) = (self.name, try ServerStoreConformance.crashWriter())
+            // The child process is started, waited for and read on a thread of its own.
+            let (reason, status, printed) = try await offThePool { () throws -> (Process.TerminationReason, Int32, String) in
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = [name, directory, String(before + 1)]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
+                usleep(delay)
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                return (process.terminationReason, process.terminationStatus, printed)
+            }
+            try expect(reason == .uncaughtSignal, "round \(round): the writer exited by itself (\(status))")
+            let reported = printed.split(separator: "\n").compactMap { $0.hasPrefix("committed ") ? Int($0.dropFirst(10)) : nil }.max() ?? before
+            _ = try await countCommits(directory, round: round, reported: reported)
         }
     }
 
-    private func countCommits(_ directory: String, round: Int, reported: Int) throws -> Int {
-        let store = try openStore(directory)
-        defer { try? store.close() }
-        let root = try store.load()
-        guard case .number(let counterValue)? = root.immediateChild("counter").leafValue else {
-            try expect(root.isEmpty, "round \(round): no counter but data \(root)")
-            try expect(reported == 0, "round \(round): commit \(reported) was reported but nothing loaded")
-            return 0
+    private func countCommits(_ directory: String, round: Int, reported: Int) async throws -> Int {
+        try await withStore(directory) { store in
+            let root = try await store.load()
+            guard case .number(let counterValue)? = root.immediateChild("counter").leafValue else {
+                try expect(root.isEmpty, "round \(round): no counter but data \(root)")
+                try expect(reported == 0, "round \(round): commit \(reported) was reported but nothing loaded")
+                return 0
+            }
+            let counter = Int(counterValue)
+            let log = root.immediateChild("log")
+            try expect(log.childCount == counter, "round \(round): counter \(counter) but \(log.childCount) log entries: a partial commit")
+            try expect(log.immediateChild(ChildKey(String(counter))) == Node(.number(Double(counter))), "round \(round): log misses entry \(counter)")
+            try expect(counter >= reported, "round \(round): commit \(reported) was reported but the store holds \(counter)")
+            let setting = try await store.setting(named: "writers/crash").map { String(decoding: $0, as: UTF8.self) }
+            try expect(setting == String(counter), "round \(round): the tree is at commit \(counter) but its setting at \(setting ?? "none")")
+            return counter
         }
-        let counter = Int(counterValue)
-        let log = root.immediateChild("log")
-        try expect(log.childCount == counter, "round \(round): counter \(counter) but \(log.childCount) log entries: a partial commit")
-        try expect(log.immediateChild(ChildKey(String(counter))) == Node(.number(Double(counter))), "round \(round): log misses entry \(counter)")
-        try expect(counter >= reported, "round \(round): commit \(reported) was reported but the store holds \(counter)")
-        let setting = try store.setting(named: "writers/crash").map { String(decoding: $0, as: UTF8.self) }
-        try expect(setting == String(counter), "round \(round): the tree is at commit \(counter) but its setting at \(setting ?? "none")")
-        return counter
     }
 
     /// Runs commits for the SIGKILL check, forever: the body of `serverstore-crash-writer`.
-    public func runCrashWriter(directory: String, first: Int) throws -> Never {
-        let store = try openStore(directory)
-        var root = try store.load()
+    public func runCrashWriter(directory: String, first: Int) async throws -> Never {
+        let store = try await openStore(directory)
+        var root = try await store.load()
         var next = first
         while true {
             root = root.updatingChild(at: "counter", to: Node(.number(Double(next))))
             let entry = TreePath(keys: ["log", ChildKey(String(next))])
             root = root.updatingChild(at: entry, to: Node(.number(Double(next))))
-            try store.commit(StoreChange(root: root, changedPaths: ["counter", entry],
-                                         settings: [StoreSetting(name: "writers/crash", value: Array(String(next).utf8))]))
+            try await store.commit(StoreChange(root: root, changedPaths: ["counter", entry],
+                                               settings: [StoreSetting(name: "writers/crash", value: Array(String(next).utf8))]))
             FileHandle.standardOutput.write(Data("committed \(next)\n".utf8))
             next += 1
         }
@@ -265,8 +290,8 @@ public struct ServerStoreConformance: Sendable {
         throw Failure(message: "serverstore-crash-writer is not built next to the test binary; run `swift build --build-tests` first")
     }
 
-    private func expect(_ condition: @autoclosure () throws -> Bool, _ message: @autoclosure () throws -> String) throws {
-        if try !condition() { throw Failure(message: "\(name): \(try message())") }
+    private func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw Failure(message: "\(name): \(message())") }
     }
 
     /// A broken promise.
@@ -283,13 +308,12 @@ public struct ServerStoreConformance: Sendable {
 }
 
 /// Counts results per store and prints the plain tally line once every requirement ran.
-final class ServerStoreTally: @unchecked Sendable {
+final class ServerStoreTally: Sendable {
     static let shared = ServerStoreTally()
-    private let lock = NSLock()
-    private var counts: [String: (passed: Int, failed: Int)] = [:]
+    private let counts = Mutex<[String: (passed: Int, failed: Int)]>([:])
 
     func record(_ name: String, passed: Bool, total: Int) {
-        let line: String? = lock.withLock {
+        let line: String? = counts.withLock { counts in
             var count = counts[name] ?? (0, 0)
             if passed { count.passed += 1 } else { count.failed += 1 }
             counts[name] = count

@@ -27,9 +27,9 @@ let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
 if arguments.count == 4, arguments[1] == "load" {
     do {
         let store = try EmbeddedServerStore(store: try backends.open(arguments[2], directory: arguments[3]))
-        let root = try store.load()
+        let root = try await store.load()
         print("loaded \(root.hash)")
-        try? store.close()
+        try? await store.close()
     } catch let error as StorageError {
         print("refused \(error.code)")
     } catch {
@@ -46,7 +46,7 @@ if arguments[1] == "postgres" {
     let provider = try PostgresStoreProvider(
         url: ProcessInfo.processInfo.environment["RTDB_TEST_POSTGRES_URL"] ?? "", logger: Logger(label: "crash-writer"))
     suite = ServerStoreConformance(name: "postgres") { directory in
-        try provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
+        try await provider.openStore(namespace: ServerStoreConformance.namespaceName(forDirectory: directory))
     }
 } else {
     suite = ServerStoreConformance(name: arguments[1]) { directory in
@@ -54,7 +54,7 @@ if arguments[1] == "postgres" {
     }
 }
 do {
-    try suite.runCrashWriter(directory: arguments[2], first: first)
+    try await suite.runCrashWriter(directory: arguments[2], first: first)
 } catch {
     FileHandle.standardError.write(Data("serverstore-crash-writer: \(error)\n".utf8))
     exit(1)

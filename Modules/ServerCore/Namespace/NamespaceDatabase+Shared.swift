@@ -1,4 +1,3 @@
-import Dispatch
 import CoreTree
 import Logging
 import SecurityRules
@@ -103,7 +102,7 @@ extension NamespaceDatabase {
     private func catchUpNow(with entries: [SharedLogEntry]?, from shared: any SharedServerStore) async throws {
         guard let entries else {
             let (tree, reached) = try await shared.loadWithSequence()
-            ledger.reload(try await storedLedger(in: shared))
+            ledger.reload(try await shared.settings(withPrefix: WriterLedger.settingPrefix))
             replaceTree(with: tree)
             durableRoot = root
             sequence = reached
@@ -146,15 +145,6 @@ extension NamespaceDatabase {
             SharedLog.logger.warning("cannot take back onDisconnect writes from the shared store; running them here",
                                      metadata: ["namespace": "\(name)", "error": "\(error)"])
             return true
-        }
-    }
-
-    /// The ledger records stored in `shared`, read off the cooperative pool (the read blocks).
-    private func storedLedger(in shared: any SharedServerStore) async throws -> [StoreSetting] {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try shared.settings(withPrefix: WriterLedger.settingPrefix) })
-            }
         }
     }
 

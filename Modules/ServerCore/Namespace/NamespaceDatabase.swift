@@ -1,5 +1,4 @@
 public import CoreTree
-import Dispatch
 import Foundation
 public import QueryEngine
 import Persistence
@@ -23,7 +22,6 @@ public actor NamespaceDatabase {
     let clock: @Sendable () -> Int64
     /// Where commits and rule denials are counted (the server's metrics), if anywhere.
     private let metrics: (any NamespaceMetrics)?
-    private let commitQueue: DispatchQueue
     var root: Node
     var durableRoot: Node
     private var listeners = ListenerTree()
@@ -84,52 +82,78 @@ public actor NamespaceDatabase {
 
     /// Opens the namespace over `store`, loading its tree.
     ///
-    /// - Parameter clock: the server time in milliseconds since the Unix epoch.
+    /// - Parameters:
+    ///   - clock: the server time in milliseconds since the Unix epoch.
     ///   - defaultRules: the rules document to install when the namespace has none stored; without
     ///     it, a namespace with no stored rules is open to everyone (the server allows that only
     ///     when it listens on loopback addresses alone).
     ///   - writerRetention: how long the namespace remembers a client's stamped writes after its
     ///     last one (see ``SyncProtocol/WriteStamp``).
     /// - Throws: the store's errors, or ``RulesError`` when `defaultRules` does not compile.
-    public init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
-                defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention) throws {
-        try self.init(name: name, store: store, clock: clock, defaultRules: defaultRules, writerRetention: writerRetention, metrics: nil)
+    public static func open(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
+                            defaultRules: String? = nil,
+                            writerRetention: Duration = NamespaceDatabase.defaultWriterRetention) async throws -> NamespaceDatabase {
+        try await open(name: name, store: store, clock: clock, defaultRules: defaultRules, writerRetention: writerRetention, metrics: nil)
     }
 
-    /// A namespace that counts its commits and rule denials in `metrics`.
-    init(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
-         defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention,
-         metrics: (any NamespaceMetrics)?) throws {
-        self.metrics = metrics
-        self.name = name
-        self.store = store
-        self.clock = clock
-        self.commitQueue = DispatchQueue(label: "rtdb.commit.\(name)")
-        ledger = WriterLedger(retention: writerRetention.components.seconds * 1000)
-        ledger.reload(try store.settings(withPrefix: WriterLedger.settingPrefix))
-        ledgerRemovals = ledger.sweep(now: clock(), force: true)
-        root = try store.load()
-        durableRoot = root
-        shared = store as? any SharedServerStore
-        sequence = shared?.loadedSequence ?? 0
+    /// Opens a namespace that counts its commits and rule denials in `metrics`.
+    package static func open(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
+                             defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention,
+                             metrics: (any NamespaceMetrics)?) async throws -> NamespaceDatabase {
+        var ledger = WriterLedger(retention: writerRetention.components.seconds * 1000)
+        ledger.reload(try await store.settings(withPrefix: WriterLedger.settingPrefix))
+        let shared = store as? any SharedServerStore
+        let root: Node
+        let sequence: UInt64
+        if let shared {
+            (root, sequence) = try await shared.loadWithSequence()
+        } else {
+            (root, sequence) = (try await store.load(), 0)
+        }
+        var rules: RuleSet
         var problem: RulesError?
-        let stored = try store.setting(named: "rules")
-        storedRulesText = stored.map { String(decoding: $0, as: UTF8.self) }
-        if let stored {
+        var rulesText = try await store.setting(named: "rules").map { String(decoding: $0, as: UTF8.self) }
+        if let stored = rulesText {
             do {
-                rules = try RuleSet(parsing: String(decoding: stored, as: UTF8.self))
+                rules = try RuleSet(parsing: stored)
             } catch {
                 rules = .everywhere(read: false, write: false)
                 problem = error
             }
         } else if let defaultRules {
             rules = try RuleSet(parsing: defaultRules)
-            try store.saveSetting(named: "rules", Array(defaultRules.utf8))
-            storedRulesText = defaultRules
+            try await store.saveSetting(named: "rules", Array(defaultRules.utf8))
+            rulesText = defaultRules
         } else {
             rules = .everywhere(read: true, write: true)
         }
-        rulesProblemAtOpen = problem
+        let database = NamespaceDatabase(
+            name: name, store: store, shared: shared, clock: clock, metrics: metrics, root: root, sequence: sequence,
+            ledger: ledger, rules: rules, rulesText: rulesText, rulesProblem: problem)
+        await database.followOtherNodes()
+        return database
+    }
+
+    private init(name: String, store: any ServerStore, shared: (any SharedServerStore)?, clock: @escaping @Sendable () -> Int64,
+                 metrics: (any NamespaceMetrics)?, root: Node, sequence: UInt64, ledger: WriterLedger, rules: RuleSet,
+                 rulesText: String?, rulesProblem: RulesError?) {
+        self.metrics = metrics
+        self.name = name
+        self.store = store
+        self.shared = shared
+        self.clock = clock
+        self.ledger = ledger
+        ledgerRemovals = self.ledger.sweep(now: clock(), force: true)
+        self.root = root
+        durableRoot = root
+        self.sequence = sequence
+        self.rules = rules
+        storedRulesText = rulesText
+        rulesProblemAtOpen = rulesProblem
+    }
+
+    /// For a shared namespace: catches up whenever another node may have committed.
+    private func followOtherNodes() {
         shared?.onChange { [weak self] in
             guard let self else { return }
             Task { await self.catchUp() }
@@ -531,20 +555,15 @@ public actor NamespaceDatabase {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Runs the blocking store commit on this namespace's own queue, off the cooperative pool.
+    /// Commits `change` to the store (which does the work on its own thread); the error, if any.
     private func commitOffActor(_ change: StoreChange) async -> (any Error)? {
-        let (store, metrics) = (self.store, self.metrics)
-        return await withCheckedContinuation { continuation in
-            commitQueue.async {
-                do {
-                    let start = ContinuousClock.now
-                    try store.commit(change)
-                    metrics?.storeCommitted(in: start.duration(to: .now))
-                    continuation.resume(returning: nil)
-                } catch {
-                    continuation.resume(returning: error)
-                }
-            }
+        do {
+            let start = ContinuousClock.now
+            try await store.commit(change)
+            metrics?.storeCommitted(in: start.duration(to: .now))
+            return nil
+        } catch {
+            return error
         }
     }
 
@@ -597,7 +616,7 @@ public actor NamespaceDatabase {
         if let shared {
             try await commitSettingExclusively(StoreSetting(name: "rules", value: Array(text.utf8)), in: shared)
         } else {
-            try store.saveSetting(named: "rules", Array(text.utf8))
+            try await store.saveSetting(named: "rules", Array(text.utf8))
         }
         adoptRules(compiled, source: text)
     }
@@ -641,6 +660,6 @@ public actor NamespaceDatabase {
         if committing {
             await withCheckedContinuation { idleWaiters.append($0) }
         }
-        try store.close()
+        try await store.close()
     }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 package import Logging
 package import Persistence
@@ -102,7 +101,7 @@ package actor NamespaceRegistry {
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
-                return try await NamespaceRegistry.openOffPool(
+                return try await NamespaceRegistry.open(
                     name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics,
                     clock: clock, logger: logger)
             }
@@ -187,35 +186,31 @@ package actor NamespaceRegistry {
         if closing[name] == task { closing[name] = nil }
     }
 
-    /// Opens a namespace's store and loads its tree on a dispatch thread.
-    private static func openOffPool(
+    /// Opens a namespace's store and loads its tree (the store does its blocking work on a thread
+    /// of its own).
+    private static func open(
         name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, metrics: (any NamespaceMetrics)?,
         clock: ServerClock, logger: Logger
     ) async throws -> NamespaceDatabase {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                do {
-                    let store: any ServerStore
-                    switch stores {
-                    case .embedded(let backend):
-                        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                        store = try EmbeddedServerStore(store: try backend.open(directory))
-                    case .provided(let provider):
-                        store = try provider.openStore(namespace: name)
-                    }
-                    let database = try NamespaceDatabase(
-                        name: name, store: store, clock: clock.milliseconds, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
-                    if let problem = database.rulesProblemAtOpen {
-                        logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
-                                     metadata: ["namespace": "\(name)", "error": "\(problem)"])
-                    }
-                    logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(stores.name)"])
-                    continuation.resume(returning: database)
-                } catch {
-                    logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
-                    continuation.resume(throwing: error)
-                }
+        do {
+            let store: any ServerStore
+            switch stores {
+            case .embedded(let backend):
+                store = try await EmbeddedServerStore.open(backend, directory: directory)
+            case .provided(let provider):
+                store = try await provider.openStore(namespace: name)
             }
+            let database = try await NamespaceDatabase.open(
+                name: name, store: store, clock: clock.milliseconds, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
+            if let problem = database.rulesProblemAtOpen {
+                logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
+                             metadata: ["namespace": "\(name)", "error": "\(problem)"])
+            }
+            logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(stores.name)"])
+            return database
+        } catch {
+            logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
+            throw error
         }
     }
 

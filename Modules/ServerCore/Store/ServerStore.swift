@@ -19,20 +19,24 @@ public import CoreTree
 ///
 /// How the tree is laid out (rows per leaf, per subtree, a log) is the store's own business:
 /// a commit hands it the new tree and the paths where it differs from the last committed one.
+/// Every call is `async`: a store does its blocking work on threads of its own (the embedded
+/// store on its commit thread) or on its database client's event loops (PostgreSQL), never on
+/// the caller's, so a namespace actor awaits it without holding a cooperative thread.
+///
 /// `Tests/ServerStoreConformance` checks these promises; every implementation runs it.
 public protocol ServerStore: Sendable {
     /// The stored tree.
-    func load() throws -> Node
+    func load() async throws -> Node
     /// Makes `change` durable, all or nothing.
-    func commit(_ change: StoreChange) throws
+    func commit(_ change: StoreChange) async throws
     /// A stored setting, or `nil`.
-    func setting(named name: String) throws -> [UInt8]?
+    func setting(named name: String) async throws -> [UInt8]?
     /// Every stored setting whose name starts with `prefix`, in no particular order.
-    func settings(withPrefix prefix: String) throws -> [StoreSetting]
+    func settings(withPrefix prefix: String) async throws -> [StoreSetting]
     /// Stores a setting durably, replacing any earlier value (an empty value removes it).
-    func saveSetting(named name: String, _ value: [UInt8]) throws
+    func saveSetting(named name: String, _ value: [UInt8]) async throws
     /// Closes the store; later calls throw.
-    func close() throws
+    func close() async throws
 }
 
 /// One commit: the namespace's complete tree after it, and where that tree differs from the tree

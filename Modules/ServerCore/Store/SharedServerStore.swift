@@ -17,10 +17,6 @@ public import CoreTree
 /// - **Wake-ups**: ``onChange(_:)`` handlers are called soon after another node commits (a missed
 ///   wake-up only delays a node until the next one or its periodic check).
 public protocol SharedServerStore: ServerStore {
-    /// The sequence number of the last change included in the tree the last ``ServerStore/load()``
-    /// returned (0 before any).
-    var loadedSequence: UInt64 { get }
-
     /// The tree and the sequence number of the last change it includes, read together.
     func loadWithSequence() async throws -> (root: Node, sequence: UInt64)
 
@@ -119,12 +115,11 @@ public struct SharedCommit: Sendable {
 
 /// Opens the stores of a server whose namespaces do not live in its data directory (PostgreSQL).
 ///
-/// The server opens a namespace's store through it on a thread of its own (opening may block).
 public protocol ServerStoreProvider: Sendable {
     /// A short name for logs (`postgres`).
     var name: String { get }
     /// Opens the store of namespace `name`, creating it when new.
-    func openStore(namespace: String) throws -> any ServerStore
+    func openStore(namespace: String) async throws -> any ServerStore
     /// Releases what the provider holds (connections); called once at shutdown.
     func shutdown() async
 
