@@ -24,23 +24,26 @@ public final class StorageEngine: @unchecked Sendable {
     private let lock = NSLock()
     private let groupCommit = GroupCommit()
     private var cacheBytes: Int = 0
-    /// Whether the running cache size is kept (and stored with every cache change).
-    private let accountsCacheSize: Bool
     /// The tracked queries as last read, kept until one is saved or removed, so opening a store
     /// (recovery's check, then the persistence manager) decodes them once.
     private var trackedQueryCache: [TrackedQuery]?
 
-    /// Opens the engine over `store`, checking the format and, with `accountsCacheSize`, reading
-    /// the cache size stored with the last cache change (counted from the rows only when none is
-    /// stored, as in a store a server wrote; a server that keeps its tree here and never prunes
-    /// passes `false`).
+    /// Opens the engine over `store`, checking the format and reading the cache size stored with
+    /// the last cache change (counted from the rows only when none is stored).
     ///
     /// - Throws: ``StorageError/Code-swift.enum/unsupportedFormat(found:supported:)`` for a store
     ///   written by a newer version; whatever `migrate` throws for an older one;
     ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
-    public init(store base: any OrderedKeyValueStore, accountsCacheSize: Bool = true, migrate: Migration? = nil) throws {
-        sealedStore = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
-        self.accountsCacheSize = accountsCacheSize
+    public init(store base: any OrderedKeyValueStore, migrate: Migration? = nil) throws {
+        sealedStore = try StorageEngine.openSealed(base, migrate: migrate)
+        try loadCacheSize()
+    }
+
+    /// Checks (and converts, when older) the format of `base` and returns it seen through its row
+    /// checksums: the opening shared by the client's engine and the server's embedded store,
+    /// which keeps its tree in the same rows.
+    package static func openSealed(_ base: any OrderedKeyValueStore, migrate: Migration? = nil) throws -> ChecksummedStore {
+        let store = ChecksummedStore(base, unsealedKey: StorageKeys.formatVersion)
         let found = try base.get(StorageKeys.formatVersion).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
         if let found, found > StorageEngine.formatVersion {
             throw StorageError(
@@ -62,7 +65,7 @@ public final class StorageEngine: @unchecked Sendable {
             batch.put(StorageKeys.formatVersion, Array(String(StorageEngine.formatVersion).utf8))
             try store.write(batch, durable: true)
         }
-        if accountsCacheSize { try loadCacheSize() }
+        return store
     }
 
     /// Reads the stored cache size; counts and stores it when there is none. The size is written
@@ -141,7 +144,11 @@ public final class StorageEngine: @unchecked Sendable {
         try locked { try readCache(at: path) }
     }
 
-    private func readCache(at path: TreePath) throws -> Node {
+    private func readCache(at path: TreePath) throws -> Node { try StorageEngine.readTree(at: path, from: store) }
+
+    /// The tree stored in the engine's rows at `path` in `store` (sealed), leaf and overflow rows
+    /// alike: the client's cache and the server's embedded store read the same layout.
+    package static func readTree(at path: TreePath, from store: any OrderedKeyValueStore) throws -> Node {
         guard StorageKeys.fits(path) else {
             let ancestor = StorageKeys.deepestFittingAncestor(path)
             guard let row = try store.get(StorageKeys.overflowKey(ancestor)) else { return .empty }
@@ -265,7 +272,7 @@ public final class StorageEngine: @unchecked Sendable {
         guard !batch.isEmpty else { return }
         var batch = batch
         let newSize = cacheBytes + delta
-        if accountsCacheSize { batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8)) }
+        batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8))
         try store.write(batch, durable: false)
         cacheBytes = newSize
     }
@@ -340,7 +347,7 @@ public final class StorageEngine: @unchecked Sendable {
     ///
     /// Keys are built as the walk goes down, one key appended to a shared byte prefix, rather
     /// than each leaf's whole path encoded again.
-    static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
+    package static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
         var prefix = StorageKeys.cacheKey(path)
         var overflow: [TreePath: Node] = [:]
         addRows(of: node, path: path, prefix: &prefix, to: &batch, delta: &delta, overflow: &overflow)

@@ -1,4 +1,4 @@
-import CoreTree
+package import CoreTree
 
 /// How the engine lays its records out in the store's one keyspace.
 ///
@@ -24,15 +24,15 @@ public enum StorageKeys {
     static let queryPrefix: [UInt8] = [UInt8(ascii: "q")]
     static let trackedKeyPrefix: [UInt8] = [UInt8(ascii: "k")]
     static let formatVersion: [UInt8] = Array("m/version".utf8)
-    static let cacheSize: [UInt8] = Array("m/size".utf8)
+    package static let cacheSize: [UInt8] = Array("m/size".utf8)
     /// The highest write id ever queued (ids are never reused, also after the queue empties).
     static let lastWriteId: [UInt8] = Array("m/last-write".utf8)
-    static let settingPrefix: [UInt8] = Array("s/".utf8)
+    package static let settingPrefix: [UInt8] = Array("s/".utf8)
     static let overflowMarker: UInt8 = 0x01
     static let separator = UInt8(ascii: "/")
 
     /// The cache key of `path`: `c/` then each key and a `/`.
-    static func cacheKey(_ path: TreePath) -> [UInt8] {
+    package static func cacheKey(_ path: TreePath) -> [UInt8] {
         var bytes = cachePrefix
         for key in path.keys {
             bytes += key.stringValue.utf8
@@ -42,12 +42,12 @@ public enum StorageKeys {
     }
 
     /// Whether `path`'s rows (its own and its overflow row) fit under ``maxCacheKeyBytes``.
-    static func fits(_ path: TreePath) -> Bool {
+    package static func fits(_ path: TreePath) -> Bool {
         cachePrefix.count + path.keys.reduce(0) { $0 + $1.stringValue.utf8.count + 1 } + 1 <= maxCacheKeyBytes
     }
 
     /// The deepest ancestor of `path` (or `path` itself) whose rows fit.
-    static func deepestFittingAncestor(_ path: TreePath) -> TreePath {
+    package static func deepestFittingAncestor(_ path: TreePath) -> TreePath {
         var length = cachePrefix.count + 1
         var count = 0
         for key in path.keys {
@@ -83,7 +83,7 @@ public enum StorageKeys {
         return bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
-    static func settingKey(_ name: String) -> [UInt8] { settingPrefix + Array(name.utf8) }
+    package static func settingKey(_ name: String) -> [UInt8] { settingPrefix + Array(name.utf8) }
     static func writeKey(_ writeId: Int64) -> [UInt8] { writePrefix + bigEndian(UInt64(bitPattern: writeId)) }
     static func queryKey(_ queryId: Int64) -> [UInt8] { queryPrefix + bigEndian(UInt64(bitPattern: queryId)) }
     static func trackedKeysPrefix(_ queryId: Int64) -> [UInt8] { trackedKeyPrefix + bigEndian(UInt64(bitPattern: queryId)) }
