@@ -24,8 +24,8 @@ public actor NamespaceDatabase {
     private let metrics: (any NamespaceMetrics)?
     var root: Node
     var durableRoot: Node
-    private var listeners = ListenerTree()
-    private let queries = QueryListeners()
+    /// Every listen, with who holds it.
+    private var listens = ListenRegistry()
     private var pending: [PendingWrite] = []
     var committing = false
     private var isClosed = false
@@ -49,30 +49,12 @@ public actor NamespaceDatabase {
     var ledger: WriterLedger
     /// Ledger records to remove with the next commit (expired when the namespace opened).
     var ledgerRemovals: [StoreSetting] = []
-    /// Every listen with the caller that holds it: users' listens are judged again when the rules
-    /// or their identity change (an administrator's only when it stops being one).
-    private var userListens: [UserListenKey: UserListen] = [:]
-
-    private struct UserListenKey: Hashable {
-        let subscriber: ObjectIdentifier
-        let path: TreePath
-        let query: String
-        let tag: Int?
-    }
-
-    private struct UserListen {
-        let subscriber: any DataSubscriber
-        let path: TreePath
-        let params: QueryParams
-        let tag: Int?
-        let caller: Caller
-    }
     /// Why the stored rules could not be used when the namespace opened (it then denies everyone
     /// but administrators until new rules are installed).
     public nonisolated let rulesProblemAtOpen: RulesError?
 
     private struct PendingWrite: Sendable {
-        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        var deliveries: [Delivery]
         var changedPaths: [TreePath]
         var settings: [StoreSetting]
         var stamp: WriteStamp?
@@ -203,17 +185,7 @@ public actor NamespaceDatabase {
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
                        knownHash: String? = nil, as caller: Caller) throws(ServerError) -> Node {
         try authorizeRead(path, params: params, as: caller)
-        let key = UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)
-        userListens[key] = UserListen(subscriber: subscriber, path: path, params: params, tag: tag, caller: caller)
-        let data: Node
-        if params.loadsAllData {
-            listeners.add(.init(subscriber: subscriber, tag: tag), at: path)
-            data = root.child(at: path)
-        } else {
-            data = queries.add(subscriber: subscriber, query: QuerySpec(path: path, params: params), tag: tag) { [root] in
-                root.child(at: $0)
-            }
-        }
+        let data = listens.add(subscriber, path: path, params: params, tag: tag, caller: caller) { [root] in root.child(at: $0) }
         if let knownHash, !knownHash.isEmpty, knownHash == data.hash { return data }
         subscriber.send(ListenUpdate(listenPath: path, tag: tag, path: path,
                                      payload: EncodedPayload(.overwrite(data)), isInitial: true))
@@ -223,15 +195,11 @@ public actor NamespaceDatabase {
     /// Stops a listen; returns whether it existed.
     @discardableResult
     public func unlisten(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?) -> Bool {
-        userListens[UserListenKey(subscriber: ObjectIdentifier(subscriber), path: path, query: params.identifier, tag: tag)] = nil
-        if params.loadsAllData {
-            return listeners.remove(subscriber: subscriber, tag: tag, at: path)
-        }
-        return queries.remove(subscriber: subscriber, query: QuerySpec(path: path, params: params), tag: tag)
+        listens.remove(subscriber, path: path, params: params, tag: tag)
     }
 
     /// The number of listens (for tests and statistics).
-    public var listenCount: Int { listeners.count }
+    public var listenCount: Int { listens.count }
 
     // MARK: - Writes
 
@@ -272,7 +240,7 @@ public actor NamespaceDatabase {
 
     /// A write decided against the tree in memory and applied to it.
     struct DecidedWrite {
-        var deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        var deliveries: [Delivery]
         var changedPaths: [TreePath]
         /// Settings to commit with it (its client's ledger record).
         var settings: [StoreSetting]
@@ -319,7 +287,7 @@ public actor NamespaceDatabase {
         }
         root = resolved.after
         let resolvedOperation: WriteOperation
-        let deliveries: [(subscriber: any DataSubscriber, update: ListenUpdate)]
+        let deliveries: [Delivery]
         switch operation {
         case .set(let path, _):
             resolvedOperation = .set(path: path, node: root.child(at: path))
@@ -462,71 +430,12 @@ public actor NamespaceDatabase {
 
     // MARK: - Listener updates
 
-    private func overwriteDeliveries(at path: TreePath, old: Node) -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
-        let newNode = root.child(at: path)
-        return deliveries(
-            at: path, payload: EncodedPayload(.overwrite(newNode)),
-            belowPayload: { location in
-                let new = root.child(at: location)
-                return new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
-            },
-            queryChanges: queries.applyOverwrite(path: path, node: newNode))
+    private func overwriteDeliveries(at path: TreePath, old: Node) -> [Delivery] {
+        listens.overwriteDeliveries(at: path, old: old, new: root)
     }
 
-    private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node)
-        -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
-        var index: MergeIndex?
-        return deliveries(
-            at: path, payload: EncodedPayload(.merge(children)),
-            belowPayload: { location in
-                if index == nil { index = MergeIndex(children) }
-                return belowMergePayload(location: location, mergePath: path, index: index!, old: old)
-            },
-            queryChanges: queries.applyMerge(path: path, children: children))
-    }
-
-    /// The updates one write causes: `payload` for listens at or above `path`, `belowPayload` (made
-    /// once per location; `nil` for no update) for listens below it, and the query listens' changes.
-    private func deliveries(
-        at path: TreePath, payload: EncodedPayload, belowPayload: (TreePath) -> EncodedPayload?,
-        queryChanges: [(QueryListeners.Registration, ListenUpdate.Change)]
-    ) -> [(subscriber: any DataSubscriber, update: ListenUpdate)] {
-        var result: [(subscriber: any DataSubscriber, update: ListenUpdate)] = []
-        listeners.forEachListen(atOrAbove: path) { location, listen in
-            result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: path, payload: payload, isInitial: false)))
-        }
-        var below: [TreePath: EncodedPayload?] = [:]
-        listeners.forEachListen(below: path) { location, listen in
-            let payload = below[location] ?? {
-                let made = belowPayload(location)
-                below[location] = made
-                return made
-            }()
-            if let payload {
-                result.append((listen.subscriber, ListenUpdate(listenPath: location, tag: listen.tag, path: location, payload: payload, isInitial: false)))
-            }
-        }
-        for (registration, change) in queryChanges {
-            result.append((registration.subscriber, ListenUpdate(
-                listenPath: registration.query.path, tag: registration.tag, path: registration.query.path,
-                payload: EncodedPayload(change), isInitial: false)))
-        }
-        return result
-    }
-
-    /// The update for a listen at `location`, below an update at `mergePath`: an overwrite when the
-    /// location lies inside a written child, a merge of the written children below it when it lies
-    /// above some, nothing when none touches it.
-    private func belowMergePayload(location: TreePath, mergePath: TreePath, index: MergeIndex, old: Node) -> EncodedPayload? {
-        switch index.part(at: location.relative(to: mergePath)!) {
-        case .inside:
-            let new = root.child(at: location)
-            return new.isIdentical(to: old.child(at: location)) ? nil : EncodedPayload(.overwrite(new))
-        case .below(let inside):
-            return EncodedPayload(.merge(inside))
-        case .untouched:
-            return nil
-        }
+    private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node) -> [Delivery] {
+        listens.mergeDeliveries(at: path, children: children, old: old, new: root)
     }
 
     // MARK: - Commit pipeline
@@ -632,26 +541,15 @@ public actor NamespaceDatabase {
     /// token expired): the ones no longer allowed are revoked, the others kept under the new
     /// identity.
     public func reauthorize(_ subscriber: any DataSubscriber, as caller: Caller) {
-        let id = ObjectIdentifier(subscriber)
-        for (key, listen) in userListens where key.subscriber == id {
-            if mayRead(listen.path, params: listen.params, as: caller) {
-                userListens[key] = UserListen(subscriber: listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag, caller: caller)
-            } else {
-                userListens[key] = nil
-                unlisten(listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag)
-                listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag)
-            }
-        }
+        let revoked = listens.reauthorize(subscriber, as: caller) { mayRead($0, params: $1, as: $2) }
+        for listen in revoked { listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag) }
     }
 
     /// Removes every user listen the rules no longer allow and tells its subscriber (a `c` push,
     /// a `cancel` event).
     private func revokeListensNoLongerAllowed() {
-        for (key, listen) in userListens where !mayRead(listen.path, params: listen.params, as: listen.caller) {
-            userListens[key] = nil
-            unlisten(listen.subscriber, path: listen.path, params: listen.params, tag: listen.tag)
-            listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag)
-        }
+        let revoked = listens.revokeNoLongerAllowed { mayRead($0, params: $1, as: $2) }
+        for listen in revoked { listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag) }
     }
 
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
