@@ -46,7 +46,7 @@ extension NamespaceDatabase {
                     try await self.decideUnderLock(group, missed: missed, from: shared, taken: decisions)
                 }
                 sequence = reached
-                durableRoot = root
+                pipeline.committed(root)
                 let committed = inFlight
                 inFlight = []
                 for write in committed {
@@ -104,7 +104,7 @@ extension NamespaceDatabase {
             let (tree, reached) = try await shared.loadWithSequence()
             ledger.reload(try await shared.settings(withPrefix: WriterLedger.settingPrefix))
             replaceTree(with: tree)
-            durableRoot = root
+            pipeline.committed(root)
             sequence = reached
             return
         }
@@ -120,7 +120,7 @@ extension NamespaceDatabase {
                                            metadata: ["namespace": "\(name)", "error": "\(error)"])
                 }
             }
-            durableRoot = root
+            pipeline.committed(root)
             sequence = entry.sequence
         }
     }

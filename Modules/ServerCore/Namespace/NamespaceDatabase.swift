@@ -23,13 +23,13 @@ public actor NamespaceDatabase {
     /// Where commits and rule denials are counted (the server's metrics), if anywhere.
     private let metrics: (any NamespaceMetrics)?
     var root: Node
-    var durableRoot: Node
+    /// Writes applied in memory and not yet durable, grouped for the store.
+    var pipeline: CommitPipeline
+    /// The tree as the last successful commit left it.
+    var durableRoot: Node { pipeline.durableRoot }
     /// Every listen, with who holds it.
     private var listens = ListenRegistry()
-    private var pending: [PendingWrite] = []
-    var committing = false
     private var isClosed = false
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var pushIDs = PushIDGenerator()
     /// The security rules every non-admin request is judged by.
     var rules: RuleSet
@@ -52,15 +52,6 @@ public actor NamespaceDatabase {
     /// Why the stored rules could not be used when the namespace opened (it then denies everyone
     /// but administrators until new rules are installed).
     public nonisolated let rulesProblemAtOpen: RulesError?
-
-    private struct PendingWrite: Sendable {
-        var deliveries: [Delivery]
-        var changedPaths: [TreePath]
-        var settings: [StoreSetting]
-        var stamp: WriteStamp?
-        var value: Node
-        var completion: @Sendable (WriteResult) -> Void
-    }
 
     /// Opens the namespace over `store`, loading its tree.
     ///
@@ -127,7 +118,7 @@ public actor NamespaceDatabase {
         self.ledger = ledger
         ledgerRemovals = self.ledger.sweep(now: clock(), force: true)
         self.root = root
-        durableRoot = root
+        pipeline = CommitPipeline(durableRoot: root)
         self.sequence = sequence
         self.rules = rules
         storedRulesText = rulesText
@@ -231,7 +222,7 @@ public actor NamespaceDatabase {
         case .refused(let result):
             completion(result)
         case .accepted(let decided, _):
-            pending.append(PendingWrite(
+            pipeline.enqueue(CommitPipeline.PendingWrite(
                 deliveries: decided.deliveries, changedPaths: decided.changedPaths, settings: decided.settings, stamp: decided.stamp,
                 value: decided.value, completion: completion))
             startCommitting()
@@ -441,16 +432,14 @@ public actor NamespaceDatabase {
     // MARK: - Commit pipeline
 
     func startCommitting() {
-        guard !committing, !pending.isEmpty || !sharedPending.isEmpty || catchUpWanted else { return }
-        committing = true
+        guard pipeline.beginRun(hasWork: pipeline.hasPending || !sharedPending.isEmpty || catchUpWanted) else { return }
         Task { await self.runCommits() }
     }
 
     private func runCommits() async {
         if let shared { await runSharedCommits(shared) }
-        while !pending.isEmpty {
-            let group = pending
-            pending = []
+        while pipeline.hasPending {
+            let group = pipeline.takeGroup()
             // The tree now is the tree after the group's last write: only the group's writes have
             // changed it since the last commit (a write refused changes nothing). Keeping each
             // write's own tree instead held every intermediate tree of the group alive.
@@ -458,10 +447,7 @@ public actor NamespaceDatabase {
             let failure = change.changedPaths.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
             finish(group, root: change.root, failure: failure)
         }
-        committing = false
-        let waiters = idleWaiters
-        idleWaiters = []
-        for waiter in waiters { waiter.resume() }
+        for waiter in pipeline.endRun() { waiter.resume() }
     }
 
     /// Commits `change` to the store (which does the work on its own thread); the error, if any.
@@ -477,9 +463,9 @@ public actor NamespaceDatabase {
     }
 
     /// Ends a group whose writes made the tree `root`: durable, or undone with every write after it.
-    private func finish(_ group: [PendingWrite], root: Node, failure: (any Error)?) {
+    private func finish(_ group: [CommitPipeline.PendingWrite], root: Node, failure: (any Error)?) {
         guard let failure else {
-            durableRoot = root
+            pipeline.committed(root)
             for write in group {
                 for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
                 write.completion(.committed(value: write.value))
@@ -487,8 +473,7 @@ public actor NamespaceDatabase {
             return
         }
         // The failed group and every write applied after it are undone.
-        let failed = group + pending
-        pending = []
+        let failed = pipeline.failed(group)
         restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
         for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
         let reason = (failure as? StorageError)?.summary ?? "the storage failed"
@@ -555,8 +540,8 @@ public actor NamespaceDatabase {
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
     public func close() async throws {
         isClosed = true
-        if committing {
-            await withCheckedContinuation { idleWaiters.append($0) }
+        if pipeline.isRunning {
+            await withCheckedContinuation { pipeline.waitUntilIdle($0) }
         }
         try await store.close()
     }

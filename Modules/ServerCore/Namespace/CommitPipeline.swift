@@ -1,0 +1,74 @@
+import CoreTree
+import SyncProtocol
+
+/// The writes a namespace applied in memory that are not yet durable, and the groups they are
+/// committed in (group commit): while one group is being committed, new writes gather into the
+/// next. It keeps the last durable tree, so a failed commit can be undone, and who waits for the
+/// pipeline to run dry (closing). The namespace drives it: it takes a group, commits it, and
+/// reports the outcome.
+struct CommitPipeline {
+    /// A write applied in memory, waiting for its group's commit.
+    struct PendingWrite: Sendable {
+        /// The updates it causes for listeners, sent once it is durable.
+        var deliveries: [Delivery]
+        /// Where it changed the tree.
+        var changedPaths: [TreePath]
+        /// Settings committed with it (its client's ledger record).
+        var settings: [StoreSetting]
+        /// Its stamp, given back to the ledger if its commit fails.
+        var stamp: WriteStamp?
+        /// The data at its path afterwards (its acknowledgement reports it).
+        var value: Node
+        /// Called once with its outcome.
+        var completion: @Sendable (WriteResult) -> Void
+    }
+
+    /// The tree as the last successful commit left it.
+    private(set) var durableRoot: Node
+    private var pending: [PendingWrite] = []
+    /// Whether a run of commits is under way.
+    private(set) var isRunning = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// A pipeline whose durable tree is `root`.
+    init(durableRoot root: Node) { durableRoot = root }
+
+    /// Whether writes wait for a commit.
+    var hasPending: Bool { !pending.isEmpty }
+
+    /// Queues a write applied in memory.
+    mutating func enqueue(_ write: PendingWrite) { pending.append(write) }
+
+    /// Marks a run started when none is and `hasWork`; returns whether the caller must run it.
+    mutating func beginRun(hasWork: Bool) -> Bool {
+        guard !isRunning, hasWork else { return false }
+        isRunning = true
+        return true
+    }
+
+    /// Takes every waiting write as the next group.
+    mutating func takeGroup() -> [PendingWrite] {
+        defer { pending = [] }
+        return pending
+    }
+
+    /// Records that a commit made the tree `root` durable.
+    mutating func committed(_ root: Node) { durableRoot = root }
+
+    /// After `group`'s commit failed: the group and every write queued after it, all to be undone
+    /// (the pipeline holds none of them any more).
+    mutating func failed(_ group: [PendingWrite]) -> [PendingWrite] {
+        defer { pending = [] }
+        return group + pending
+    }
+
+    /// Ends a run; returns the waiters to resume (it ran dry).
+    mutating func endRun() -> [CheckedContinuation<Void, Never>] {
+        isRunning = false
+        defer { idleWaiters = [] }
+        return idleWaiters
+    }
+
+    /// Adds a waiter for the end of the run under way (call only while ``isRunning``).
+    mutating func waitUntilIdle(_ waiter: CheckedContinuation<Void, Never>) { idleWaiters.append(waiter) }
+}
