@@ -28,7 +28,7 @@ public final class PostgresServerStore: SharedServerStore {
     private var logger: Logger { provider.logger }
 
     private func checkOpen() throws(PostgresStoreError) {
-        if closed.withLock({ $0 }) { throw PostgresStoreError("The store of namespace \(namespace) is closed.") }
+        if closed.withLock({ $0 }) { throw PostgresStoreError("The store of namespace \(namespace) is closed.", code: .closed) }
     }
 
     // MARK: - ServerStore
@@ -75,7 +75,7 @@ public final class PostgresServerStore: SharedServerStore {
 
     public func close() async throws {
         try closed.withLock { closed throws(PostgresStoreError) in
-            if closed { throw PostgresStoreError("The store of namespace \(namespace) is already closed.") }
+            if closed { throw PostgresStoreError("The store of namespace \(namespace) is already closed.", code: .closed) }
             closed = true
         }
         provider.removeHandler(handlerID, namespace: namespace)

@@ -8,10 +8,10 @@ enum PostgresURL {
     /// - Throws: ``PostgresStoreError`` naming what is wrong with the URL.
     static func configuration(_ url: String) throws(PostgresStoreError) -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
-            throw PostgresStoreError("The PostgreSQL URL must look like postgres://user:password@host:5432/database, not \(redacted(url)).")
+            throw PostgresStoreError("The PostgreSQL URL must look like postgres://user:password@host:5432/database, not \(redacted(url)).", code: .invalidInput)
         }
         guard let host = components.host, !host.isEmpty else {
-            throw PostgresStoreError("The PostgreSQL URL \(redacted(url)) names no host.")
+            throw PostgresStoreError("The PostgreSQL URL \(redacted(url)) names no host.", code: .invalidInput)
         }
         let user = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
         let password = components.password.flatMap { $0.removingPercentEncoding }

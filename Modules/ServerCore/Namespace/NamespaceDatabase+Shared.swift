@@ -1,4 +1,5 @@
 import CoreTree
+import Synchronization
 import Logging
 import SecurityRules
 import SyncProtocol
@@ -159,9 +160,13 @@ extension NamespaceDatabase {
 }
 
 /// Whether a shared commit got as far as deciding its writes (only then are they in flight).
-private final class DecisionsTaken: @unchecked Sendable {
-    // Written and read on the namespace's actor only.
-    var taken = false
+private final class DecisionsTaken: Sendable {
+    private let state = Mutex(false)
+    /// Whether the writes were decided.
+    var taken: Bool {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
 }
 
 /// The shared-namespace log.

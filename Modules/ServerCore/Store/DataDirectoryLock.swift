@@ -13,31 +13,26 @@ import Darwin
 package final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
 
-    /// Why a data directory cannot be used.
-    package struct Failure: Error, CustomStringConvertible {
-        package let description: String
-    }
-
     /// Checks and locks `path`.
     ///
-    /// - Throws: ``Failure`` saying what is wrong with the directory.
-    package init(path: String) throws(Failure) {
+    /// - Throws: ``ServerError`` (`storageFailed`) saying what is wrong with the directory.
+    package init(path: String) throws(ServerError) {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw Failure(description: "cannot create the data directory \(path): \(error.localizedDescription)")
+            throw ServerError(.storageFailed, "cannot create the data directory \(path): \(error.localizedDescription)", underlying: error)
         }
         let probe = (path as NSString).appendingPathComponent(".rtdb-write-check")
         let probeDescriptor = open(probe, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
         guard probeDescriptor >= 0 else {
-            throw Failure(description: "the data directory \(path) is not writable: \(String(cString: strerror(errno)))")
+            throw ServerError(.storageFailed, "the data directory \(path) is not writable: \(String(cString: strerror(errno)))")
         }
         let written = write(probeDescriptor, "ok", 2)
         let synced = fsync(probeDescriptor)
         close(probeDescriptor)
         unlink(probe)
         guard written == 2, synced == 0 else {
-            throw Failure(description: "cannot write in the data directory \(path): \(String(cString: strerror(errno)))")
+            throw ServerError(.storageFailed, "cannot write in the data directory \(path): \(String(cString: strerror(errno)))")
         }
         let lockPath = (path as NSString).appendingPathComponent(".rtdb-server.lock")
         // The descriptor is the object's only once it is locked: a failed init whose stored
@@ -46,14 +41,14 @@ package final class DataDirectoryLock: Sendable {
         // then crashed on EBADF).
         let opened = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard opened >= 0 else {
-            throw Failure(description: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+            throw ServerError(.storageFailed, "cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }
         guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno == EWOULDBLOCK
                 ? "another rtdb-server is using the data directory \(path); stop it or choose another --data-dir"
                 : "cannot lock \(lockPath): \(String(cString: strerror(errno)))"
             close(opened)
-            throw Failure(description: reason)
+            throw ServerError(.storageFailed, reason)
         }
         descriptor = opened
         let pid = "\(getpid())\n"
