@@ -20,36 +20,31 @@ extension NamespaceDatabase {
     /// Catches up with other nodes' commits when the pipeline is free (now, or after the commit
     /// in flight).
     func catchUp() {
-        catchUpWanted = true
+        follower.wantCatchUp()
         startCommitting()
     }
 
     /// Commits the waiting writes in groups, one exclusive commit per group, and catches up when
     /// asked to; returns when nothing waits.
     func runSharedCommits(_ shared: any SharedServerStore) async {
-        while !sharedPending.isEmpty || catchUpWanted {
-            catchUpWanted = false
-            guard !sharedPending.isEmpty else {
+        while follower.hasWork {
+            guard let group = follower.next() else {
                 do {
-                    try await catchUpNow(with: try await shared.changes(after: sequence), from: shared)
+                    try await catchUpNow(with: try await shared.changes(after: follower.sequence), from: shared)
                 } catch {
                     // The next wake-up or periodic check tries again; reads serve from memory meanwhile.
                     SharedLog.logger.warning("cannot catch up with the shared store", metadata: ["namespace": "\(name)", "error": "\(error)"])
                 }
                 continue
             }
-            let group = sharedPending
-            sharedPending = []
-            inFlight = []
             let decisions = DecisionsTaken()
             do {
-                let reached = try await shared.commitExclusively(after: sequence) { missed in
+                let reached = try await shared.commitExclusively(after: follower.sequence) { missed in
                     try await self.decideUnderLock(group, missed: missed, from: shared, taken: decisions)
                 }
-                sequence = reached
+                follower.reached(reached)
                 pipeline.committed(root)
-                let committed = inFlight
-                inFlight = []
+                let committed = follower.takeDecided()
                 for write in committed {
                     for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
                     write.completion?(.committed(value: write.value))
@@ -59,8 +54,7 @@ extension NamespaceDatabase {
                     .storageFailed, "The write could not be committed to the shared store: \(SharedLog.summary(of: error)). Nothing was written.",
                     underlying: error)
                 if decisions.taken {
-                    let failed = inFlight
-                    inFlight = []
+                    let failed = follower.takeDecided()
                     restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
                     for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
                     for write in failed { write.completion?(.failed(failure)) }
@@ -88,7 +82,7 @@ extension NamespaceDatabase {
                 write.completion(result)
             case .accepted(var decided, let resolved):
                 decided.completion = write.completion
-                inFlight.append(decided)
+                follower.decided(decided)
                 if let resolved { writes.append(resolved) }
                 changedPaths += decided.changedPaths
                 settings += decided.settings
@@ -106,10 +100,10 @@ extension NamespaceDatabase {
             ledger.reload(try await shared.settings(withPrefix: WriterLedger.settingPrefix))
             replaceTree(with: tree)
             pipeline.committed(root)
-            sequence = reached
+            follower.reached(reached)
             return
         }
-        for entry in entries where entry.sequence > sequence {
+        for entry in entries where entry.sequence > follower.sequence {
             for write in entry.writes { applyCommitted(write) }
             for setting in entry.settings where setting.name.hasPrefix(WriterLedger.settingPrefix) { ledger.adopt(setting) }
             for setting in entry.settings where setting.name == "rules" {
@@ -122,7 +116,7 @@ extension NamespaceDatabase {
                 }
             }
             pipeline.committed(root)
-            sequence = entry.sequence
+            follower.reached(entry.sequence)
         }
     }
 
@@ -151,11 +145,11 @@ extension NamespaceDatabase {
 
     /// Saves a setting as its own shared commit, so every node adopts it.
     func commitSettingExclusively(_ setting: StoreSetting, in shared: any SharedServerStore) async throws {
-        let reached = try await shared.commitExclusively(after: sequence) { missed in
+        let reached = try await shared.commitExclusively(after: follower.sequence) { missed in
             try await self.catchUpNow(with: missed, from: shared)
             return SharedCommit(change: nil, writes: [], settings: [setting])
         }
-        sequence = reached
+        follower.reached(reached)
     }
 }
 

@@ -37,14 +37,8 @@ public actor NamespaceDatabase {
     public internal(set) var storedRulesText: String?
     /// The store when several nodes share the namespace; writes are then decided under its lock.
     let shared: (any SharedServerStore)?
-    /// For a shared namespace: the last change-log entry the tree in memory includes.
-    var sequence: UInt64 = 0
-    /// For a shared namespace: writes waiting for the next exclusive commit.
-    var sharedPending: [SharedPendingWrite] = []
-    /// For a shared namespace: another node committed; catch up when the pipeline is free.
-    var catchUpWanted = false
-    /// For a shared namespace: the writes decided in the commit in flight.
-    var inFlight: [DecidedWrite] = []
+    /// For a shared namespace: its place in the change log and the writes waiting to commit there.
+    var follower: SharedLogFollower<SharedPendingWrite, DecidedWrite>
     /// The stamped writes applied per client, so each is applied at most once.
     var ledger: WriterLedger
     /// Ledger records to remove with the next commit (expired when the namespace opened).
@@ -119,7 +113,7 @@ public actor NamespaceDatabase {
         ledgerRemovals = self.ledger.sweep(now: clock(), force: true)
         self.root = root
         pipeline = CommitPipeline(durableRoot: root)
-        self.sequence = sequence
+        follower = SharedLogFollower(at: sequence)
         self.rules = rules
         storedRulesText = rulesText
         rulesProblemAtOpen = rulesProblem
@@ -214,7 +208,7 @@ public actor NamespaceDatabase {
             return
         }
         if shared != nil {
-            sharedPending.append(SharedPendingWrite(operation: operation, condition: condition, stamp: stamp, caller: caller, completion: completion))
+            follower.enqueue(SharedPendingWrite(operation: operation, condition: condition, stamp: stamp, caller: caller, completion: completion))
             startCommitting()
             return
         }
@@ -432,7 +426,7 @@ public actor NamespaceDatabase {
     // MARK: - Commit pipeline
 
     func startCommitting() {
-        guard pipeline.beginRun(hasWork: pipeline.hasPending || !sharedPending.isEmpty || catchUpWanted) else { return }
+        guard pipeline.beginRun(hasWork: pipeline.hasPending || follower.hasWork) else { return }
         Task { await self.runCommits() }
     }
 
