@@ -9,11 +9,9 @@ CHROMIUM may be a headless shell or a full browser; chromium.py picks the flags 
 """
 import json
 import os
-import re
 import secrets
 import shutil
 import string
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +29,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 import chromium
+import rtdb_server
 
 WAIT = 10  # seconds any one thing may take to show up
 PAGE = 50  # children per page in the console
@@ -82,21 +81,19 @@ class Server:
     def __init__(self, *arguments, credential="owner"):
         self.data = tempfile.mkdtemp(prefix="rtdb-console-")
         self.credential = credential
-        self.process = subprocess.Popen(
-            [os.environ["RTDB_SERVER"], "--port", "0", "--backend", "memory", "--data-dir", self.data,
-             "--log-level", "error", *arguments],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        match = re.search(r"listening on http://[^\s:]+:(\d+)", line)
-        if match is None:
-            self.stop()
-            raise AssertionError(f"rtdb-server did not start: {line!r}")
-        self.base = f"http://127.0.0.1:{match.group(1)}"
+        # Waits for the ready line at most rtdb_server.READY_TIMEOUT seconds, then fails with the
+        # server's output so far.
+        try:
+            self.process = rtdb_server.ServerProcess(
+                ["--port", "0", "--backend", "memory", "--data-dir", self.data, "--log-level", "error",
+                 *arguments])
+        except BaseException:
+            shutil.rmtree(self.data, ignore_errors=True)
+            raise
+        self.base = f"http://127.0.0.1:{self.process.port}"
 
     def stop(self):
-        self.process.kill()
-        self.process.wait()
-        self.process.stdout.close()
+        self.process.stop()
         shutil.rmtree(self.data, ignore_errors=True)
 
     def rest(self, method, path, body=None, **params):
