@@ -231,11 +231,15 @@ class LoopbackConsoleTest(ConsolePage, unittest.TestCase):
         self.wait_for(row("/users"))
         self.assertEqual(self.value_text("/greeting"), '"hello"')
         self.assertEqual(self.value_text("/users"), "1 child")
-        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, row("/users/ada")), [], "only the first level is shown")
         self.wait_until(lambda: self.text("#live-state") == "live", "the stream is not live")
 
         self.server.rest("PUT", "/live", "on")
         self.wait_for_value_text("/live", '"on"')
+        # Only the first level is shown. Checked after /live shows, not when the first rows do: the
+        # tree gets its data from one event stream, in order, and draws all it holds in one pass,
+        # so once this later event is drawn, every earlier one (the first put, with /users/ada in
+        # it) has been drawn too. A deeper level shown at any point up to here would be seen.
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, row("/users/ada")), [], "only the first level is shown")
         self.server.rest("PUT", "/counter", 2)
         self.wait_for_value_text("/counter", "2")
         self.server.rest("DELETE", "/live")
@@ -427,6 +431,10 @@ class SecretConsoleTest(ConsolePage, unittest.TestCase):
         self.assertFalse(driver.find_element(By.ID, "app").is_displayed())
         self.type_into("#secret", "not-the-secret").send_keys(Keys.ENTER)
         self.wait_until(lambda: driver.find_element(By.ID, "login-error").is_displayed(), "no error for a wrong secret")
+        # The page shows the error instead of starting the app, in the same step: the app is still
+        # hidden once the error shows (and the data could only come from the server, which
+        # refuses the wrong secret).
+        self.assertFalse(driver.find_element(By.ID, "app").is_displayed())
         self.assertEqual(driver.find_elements(By.CSS_SELECTOR, row("/greeting")), [])
         self.type_into("#secret", self.secret).send_keys(Keys.ENTER)
         self.wait_for(row("/greeting"))
