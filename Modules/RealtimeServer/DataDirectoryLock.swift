@@ -40,17 +40,22 @@ final class DataDirectoryLock: Sendable {
             throw Failure(description: "cannot write in the data directory \(path): \(String(cString: strerror(errno)))")
         }
         let lockPath = (path as NSString).appendingPathComponent(".rtdb-server.lock")
-        descriptor = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
+        // The descriptor is the object's only once it is locked: a failed init whose stored
+        // property was set still runs deinit, and closing it there a second time closed whatever
+        // descriptor the number had been given to meanwhile (a socket of the event loop, which
+        // then crashed on EBADF).
+        let opened = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard opened >= 0 else {
             throw Failure(description: "cannot open \(lockPath): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
             let reason = errno == EWOULDBLOCK
                 ? "another rtdb-server is using the data directory \(path); stop it or choose another --data-dir"
                 : "cannot lock \(lockPath): \(String(cString: strerror(errno)))"
-            close(descriptor)
+            close(opened)
             throw Failure(description: reason)
         }
+        descriptor = opened
         let pid = "\(getpid())\n"
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.utf8.count, 0)
