@@ -31,8 +31,11 @@ final class WebSocketTransportConnection: TransportConnection {
     }
 
     /// The WebSocket closed before it opened.
-    struct ClosedBeforeOpening: Error, CustomStringConvertible {
-        var description: String { "the WebSocket closed before it opened" }
+    struct ClosedBeforeOpening: CodedError, CustomStringConvertible {
+        var code: String { "closedBeforeOpening" }
+        var message: String { "the WebSocket closed before it opened" }
+        var underlyingError: (any Error)? { nil }
+        var description: String { message }
     }
 
     /// Connects to `url`; returns once the WebSocket is open.

@@ -23,7 +23,7 @@ extension Repo {
                             node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
                         repo.complete { box.value(.success(snapshot)) }
                     case .failure(let failure) where failure.status == .permissionDenied:
-                        let error = DatabaseError(status: failure.status, message: failure.message)
+                        let error = DatabaseError(status: failure.status, message: failure.serverMessage)
                         repo.complete { box.value(.failure(error)) }
                     case .failure:
                         repo.answerFromCache(query, box)

@@ -73,7 +73,7 @@ public enum DiskWorkload {
     public static func fsyncRate(directory: String, count: Int) throws -> Double {
         let path = directory + "/raw-fsync"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))", code: .io) }
         defer {
             close(descriptor)
             unlink(path)
