@@ -144,9 +144,9 @@ public final class Database: @unchecked Sendable {
         do {
             transport = try WebSocketTransport(trustedCertificatesPEM: pem)
         } catch {
-            throw DatabaseError(.invalidArgument, "useTrustedCertificates: \(error)")
+            throw DatabaseError(.invalidArgument, "useTrustedCertificates: \(error.message)", underlying: error)
         }
-        setting("useTrustedCertificates") { self.transport = transport }
+        setting("useTrustedCertificates") { $0.transport = transport }
     }
 
     /// Makes a storage backend available to ``persistenceBackendName`` (for example `LMDBStore.lmdb`

@@ -215,7 +215,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         do {
             return try TreePath(validating: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
     }
 

@@ -76,7 +76,7 @@ extension Repo {
             do {
                 try persistence.purgeCache()
             } catch {
-                throw DatabaseError(.storageFailure, "The cache could not be purged: \(error)", underlying: error)
+                throw DatabaseError(.storageFailure, "The cache could not be purged: \(DatabaseError.reason(error))", underlying: error)
             }
         }
     }

@@ -22,7 +22,7 @@ extension Repo {
             do {
                 try persistence?.saveNamedTransaction(path: path, name: name, arguments: arguments, writeId: sequence)
             } catch {
-                let failure = DatabaseError(.storageFailure, "The transaction could not be saved to the local store: \(error)", underlying: error)
+                let failure = DatabaseError(.storageFailure, "The transaction could not be saved to the local store, so it did not run: \(DatabaseError.reason(error))", underlying: error)
                 if let completion { complete { completion(failure, false, nil) } }
                 return
             }

@@ -106,7 +106,7 @@ extension Repo {
         do {
             try Validation.validateUpdate(children, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
         let box = UncheckedBox(children)
         connection.onDisconnectMerge(path: path, children: children, onComplete: onQueue { repo, status in

@@ -25,7 +25,7 @@ extension Repo {
             do {
                 events = try syncTree.applyUserOverwrite(path: path, node: estimate, writeId: writeId, stored: node)
             } catch {
-                throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)", underlying: error)
+                throw DatabaseError(.storageFailure, "The write could not be saved to the local store, so nothing was written: \(DatabaseError.reason(error))", underlying: error)
             }
             nextWriteId += 1
             events += abortTransactions(overlapping: path, because: .overriddenBySet)
@@ -42,7 +42,7 @@ extension Repo {
         do {
             try Validation.validateUpdate(children, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
         if children.isEmpty {
             if let completion { complete { completion(nil) } }
@@ -55,7 +55,7 @@ extension Repo {
             do {
                 events = try syncTree.applyUserMerge(path: path, children: estimates, writeId: writeId, stored: children)
             } catch {
-                throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)", underlying: error)
+                throw DatabaseError(.storageFailure, "The update could not be saved to the local store, so nothing was written: \(DatabaseError.reason(error))", underlying: error)
             }
             nextWriteId += 1
             for child in children {
@@ -171,7 +171,7 @@ extension Repo {
         do {
             try Validation.validateWrite(node, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
     }
 

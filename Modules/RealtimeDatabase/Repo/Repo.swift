@@ -148,7 +148,9 @@ final class Repo: @unchecked Sendable {
                     underlying: error)
             } else {
                 failure = DatabaseError(
-                    .storageFailure, "Persistence is off: the local store at \(settings.directory) could not be opened: \(error)", underlying: error)
+                    .storageFailure,
+                    "Persistence is off for this Database: the local store at \(settings.directory) could not be opened (\(DatabaseError.reason(error))). Check the directory and the persistence settings; the Database works without persistence meanwhile.",
+                    underlying: error)
             }
             logger.error("\(failure.message)")
             return .failure(failure)
