@@ -8,7 +8,7 @@ import QueryEngine
 /// twice, a key range on a non-key order) stops the program with Firebase's rules in the message,
 /// as Firebase does.
 public class DatabaseQuery: @unchecked Sendable {
-    // Immutable.
+    // @unchecked: immutable, but a non-final class (DatabaseReference extends it) cannot be checked.
     /// The database this query reads (Firebase's `DatabaseReference.database`).
     public let database: Database
     let path: TreePath

@@ -9,6 +9,7 @@ import QueryEngine
 /// to the server in order (queued while offline). Invalid keys, paths and values write nothing:
 /// the completion block (or the `async` form) gets a ``DatabaseError`` with code
 /// `invalidArgument`; without a completion block the error is logged.
+// @unchecked, as its superclass: immutable, but a subclass of a non-final class cannot be checked.
 public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     init(database: Database, path: TreePath) {
         super.init(database: database, path: path, params: .default)

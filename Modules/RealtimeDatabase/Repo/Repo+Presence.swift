@@ -146,7 +146,7 @@ final class InfoListenProvider: ListenProvider {
 
 /// Hands connection events to the repo queue, in the order the connection reports them.
 final class RepoConnectionDelegate: ConnectionDelegate, @unchecked Sendable {
-    // Set once, before the connection starts.
+    // @unchecked: `repo` is set once, before the connection starts, and only read afterwards.
     weak var repo: Repo?
 
     func connectionDidConnect(serverTimeOffsetMilliseconds: Int64, sessionID: String) {

@@ -1,6 +1,7 @@
 import CoreTree
 import Foundation
 import Persistence
+import Synchronization
 
 /// Durable write-queue appends: one writer, or ``BenchScale/writers`` at once.
 enum QueueWorkload {
@@ -60,11 +61,10 @@ enum QueueWorkload {
 }
 
 /// The first error any thread hit.
-final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: (any Error)?
-    func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
-    var error: (any Error)? { lock.withLock { first } }
+final class FirstError: Sendable {
+    private let first = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { first.withLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { first.withLock { $0 } }
 }
 
 /// The disk's own limit: 128-byte appends to a plain file, each followed by `fdatasync`.
