@@ -92,7 +92,7 @@ public final class PresenceTracker: Sendable {
             }
             return (state.connectedHandle, state.entry)
         }
-        if let handle { database.reference(withPath: ".info/connected").removeObserver(withHandle: handle) }
+        if let handle { await database.repo.removeObserver(withHandle: handle) }
         let lastOnline = userRef.child("lastOnline")
         if let entryRef { _ = try await entryRef.cancelDisconnectOperations() }
         _ = try await lastOnline.cancelDisconnectOperations()
