@@ -2,7 +2,9 @@
 /// error that caused it. Two such errors are equal when their code and message are: the cause is
 /// carried for logs and debugging, not compared.
 ///
-/// `ServerError`, `ProtocolError` and `DatabaseError` adopt it and get `==` and `hash(into:)`.
+/// Every module's public error adopts it (`CoreTreeError`, `QueryError`, `StorageError`,
+/// `ProtocolError`, `RulesError`, `DatabaseError`, `ServerError`, ...) and gets `==` and
+/// `hash(into:)`; a type that must compare more (a rules error's line and column) declares its own.
 public protocol CodedError: Error, Hashable {
     /// The kind of error.
     associatedtype Code: Hashable

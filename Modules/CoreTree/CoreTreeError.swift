@@ -2,7 +2,8 @@
 ///
 /// Every error carries a ``Code`` that programs can switch on and a message written for the
 /// person who has to fix the input: it names the offending key, path or value and the rule broken.
-public struct CoreTreeError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Two errors are equal when their code and message are (``CodedError``); the cause is not compared.
+public struct CoreTreeError: CodedError, Sendable, CustomStringConvertible {
     /// The kind of problem, extensible without breaking callers that switch over known codes.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
@@ -38,11 +39,14 @@ public struct CoreTreeError: Error, Sendable, Hashable, CustomStringConvertible 
     public var code: Code
     /// What went wrong and what to do about it, for people.
     public var message: String
+    /// The error that caused this one (a lower layer's error wrapped with more context), if any.
+    public var underlyingError: (any Error)?
 
-    /// Creates an error with a code and an actionable message.
-    public init(_ code: Code, _ message: String) {
+    /// Creates an error with a code and an actionable message, keeping the error that caused it, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
     }
 
     public var description: String { "CoreTreeError.\(code): \(message)" }

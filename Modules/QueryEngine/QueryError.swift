@@ -1,5 +1,7 @@
+public import CoreTree
+
 /// An error raised when a query is built with parameters the database does not accept.
-public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct QueryError: CodedError, Sendable, CustomStringConvertible {
     /// The kind of problem.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
@@ -19,11 +21,14 @@ public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     /// What went wrong and how to fix it, for people.
     public var message: String
+    /// The error that caused this one (a wire-form value that did not parse, say), if any.
+    public var underlyingError: (any Error)?
 
-    /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    /// Creates an error, keeping the error that caused it, if any.
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
+        underlyingError = underlying
     }
 
     public var description: String { "QueryError.\(code): \(message)" }

@@ -1,3 +1,4 @@
+import CoreTree
 import SyncProtocol
 import Synchronization
 
@@ -5,8 +6,11 @@ import Synchronization
 /// for an element. After ``finish()`` the buffered elements are still handed out, then nil.
 final class AsyncQueue<Element: Sendable>: Sendable {
     /// No element arrived within the timeout.
-    struct TimedOut: Error, CustomStringConvertible {
-        var description: String { "timed out waiting for the next element" }
+    struct TimedOut: CodedError, CustomStringConvertible {
+        var code: String { "timedOut" }
+        var message: String { "timed out waiting for the next element" }
+        var underlyingError: (any Error)? { nil }
+        var description: String { message }
     }
 
     private struct State {

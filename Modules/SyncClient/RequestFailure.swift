@@ -1,15 +1,23 @@
+public import CoreTree
 public import SyncProtocol
+
 /// A request the server refused (for example `permission_denied`), as an error.
-public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// Its ``code`` is the server's ``status``; its ``message`` is what the server said, or, when it
+/// said nothing, a sentence naming the status.
+public struct RequestFailure: CodedError, Sendable, CustomStringConvertible {
     /// The server's status.
     public var status: WireStatus
-    /// The server's message, if it sent one.
-    public var message: String?
+    /// The server's own message, if it sent one.
+    public var serverMessage: String?
+    /// The error that made the client give up on the request by itself, if any.
+    public var underlyingError: (any Error)?
 
     /// Makes a failure.
-    public init(status: WireStatus, message: String? = nil) {
+    public init(status: WireStatus, message: String? = nil, underlying: (any Error)? = nil) {
         self.status = status
-        self.message = message
+        serverMessage = message
+        underlyingError = underlying
     }
 
     /// A failure from a non-ok ``RequestStatus``.
@@ -17,8 +25,18 @@ public struct RequestFailure: Error, Sendable, Equatable, CustomStringConvertibl
         self.init(status: status.status, message: status.message)
     }
 
-    /// The status, then the message if any.
+    /// The server's status (``status``).
+    public var code: WireStatus { status }
+
+    /// The server's message, or a sentence naming the status when the server sent none.
+    /// Setting it sets ``serverMessage``.
+    public var message: String {
+        get { serverMessage ?? "The server refused the request with status \(status.rawValue)." }
+        set { serverMessage = newValue }
+    }
+
+    /// The status, then the server's message if any.
     public var description: String {
-        message.map { "\(status): \($0)" } ?? status.rawValue
+        serverMessage.map { "\(status): \($0)" } ?? status.rawValue
     }
 }

@@ -1,3 +1,4 @@
+public import CoreTree
 import HummingbirdWSClient
 public import Logging
 import NIOSSL
@@ -28,9 +29,9 @@ public struct WebSocketTransport: Transport {
         do {
             certificates = try NIOSSLCertificate.fromPEMBytes(Array(trustedCertificatesPEM.utf8))
         } catch {
-            throw TrustedCertificatesError(reason: "\(error)")
+            throw TrustedCertificatesError(.unreadable, reason: "a certificate in it does not parse", underlying: error)
         }
-        guard !certificates.isEmpty else { throw TrustedCertificatesError(reason: "no PEM certificate found") }
+        guard !certificates.isEmpty else { throw TrustedCertificatesError(.noCertificate, reason: "no PEM certificate found") }
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.trustRoots = .certificates(certificates)
         self.logger = logger
@@ -46,8 +47,35 @@ public struct WebSocketTransport: Transport {
 }
 
 /// Trusted certificates that could not be read.
-public struct TrustedCertificatesError: Error, CustomStringConvertible {
-    /// Why.
+public struct TrustedCertificatesError: CodedError, Sendable, CustomStringConvertible {
+    /// The kinds of problem.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The text is not PEM, or a certificate in it does not parse.
+        public static let unreadable = Code("unreadable")
+        /// The text parses but holds no certificate.
+        public static let noCertificate = Code("noCertificate")
+        public var description: String { name }
+    }
+
+    /// What kind of problem this is.
+    public let code: Code
+    /// Why, in a few words.
     public let reason: String
+    /// The TLS library's error, if it raised one.
+    public let underlyingError: (any Error)?
+
+    init(_ code: Code, reason: String, underlying: (any Error)? = nil) {
+        self.code = code
+        self.reason = reason
+        underlyingError = underlying
+    }
+
+    /// What is wrong and what to give instead.
+    public var message: String {
+        "the trusted certificates are not readable PEM (\(reason)); give one or more certificates, each between -----BEGIN CERTIFICATE----- and -----END CERTIFICATE-----"
+    }
+
     public var description: String { "the trusted certificates are not readable PEM: \(reason)" }
 }

@@ -1,3 +1,4 @@
+import CoreTree
 import SyncProtocol
 import HummingbirdWSClient
 import Logging
@@ -30,8 +31,11 @@ final class WebSocketTransportConnection: TransportConnection {
     }
 
     /// The WebSocket closed before it opened.
-    struct ClosedBeforeOpening: Error, CustomStringConvertible {
-        var description: String { "the WebSocket closed before it opened" }
+    struct ClosedBeforeOpening: CodedError, CustomStringConvertible {
+        var code: String { "closedBeforeOpening" }
+        var message: String { "the WebSocket closed before it opened" }
+        var underlyingError: (any Error)? { nil }
+        var description: String { message }
     }
 
     /// Connects to `url`; returns once the WebSocket is open.
@@ -40,7 +44,7 @@ final class WebSocketTransportConnection: TransportConnection {
     ) async throws -> WebSocketTransportConnection {
         let (frames, frameSink) = AsyncThrowingStream<String, any Error>.makeStream()
         let (closeSignal, closeRequest) = AsyncStream<Void>.makeStream()
-        let opened = OneShotPromise<WebSocketOutboundWriter>()
+        let opened = OneShot<WebSocketOutboundWriter, any Error>()
         let configuration = WebSocketClientConfiguration(maxFrameSize: maxFrameSize)
         let task = Task {
             do {
@@ -48,7 +52,7 @@ final class WebSocketTransportConnection: TransportConnection {
                     url: url, configuration: configuration, tlsConfiguration: tlsConfiguration, logger: logger
                 ) { inbound, outbound, _ in
                     // Nobody waits any more (timed out or cancelled): close at once.
-                    guard opened.fulfill(.success(outbound)) else { return }
+                    guard opened.settle(.success(outbound)) else { return }
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
                             do {
@@ -67,17 +71,17 @@ final class WebSocketTransportConnection: TransportConnection {
                         group.cancelAll()
                     }
                 }
-                opened.fulfill(.failure(ClosedBeforeOpening()))
+                opened.settle(.failure(ClosedBeforeOpening()))
                 frameSink.finish()
             } catch {
-                opened.fulfill(.failure(error))
+                opened.settle(.failure(error))
                 frameSink.finish(throwing: error)
             }
         }
         let outbound = try await withTaskCancellationHandler {
             try await opened.value()
         } onCancel: {
-            opened.fulfill(.failure(CancellationError()))
+            opened.settle(.failure(CancellationError()))
             task.cancel()
         }
         return WebSocketTransportConnection(frames: frames, outbound: outbound, closeRequest: closeRequest)

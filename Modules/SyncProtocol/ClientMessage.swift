@@ -21,10 +21,10 @@ public enum ClientMessage: Sendable {
             // JSON that is not valid data (a number out of range, a bad priority) in a request
             // whose number is known: answer that request.
             if error.code != .malformedJSON, let number = envelope.number {
-                return .request(number: number, action: .failure(ProtocolError(.invalidArgument, "b.d: \(error.message)")))
+                return .request(number: number, action: .failure(ProtocolError(.invalidArgument, "b.d: \(error.message)", underlying: error)))
             }
             throw ProtocolError(.malformedFrame, error.code == .malformedJSON
-                ? "The message is not valid JSON: \(error.message)" : error.message)
+                ? "The message is not valid JSON: \(error.message)" : error.message, underlying: error)
         }
         guard let type = envelope.type, envelope.sawPayload else {
             throw ProtocolError(.malformedFrame, "A message must be {\"t\": \"d\" or \"c\", \"d\": {…}}.")

@@ -55,7 +55,7 @@ struct RequestBody {
                 do {
                     body.authVariable = try reader.readNode()
                 } catch {
-                    throw CoreTreeError(error.code, "b.authvar: \(error.message)")
+                    throw CoreTreeError(error.code, "b.authvar: \(error.message)", underlying: error)
                 }
             case "once": try body.readStamp(&reader)
             case "noauth":
@@ -157,7 +157,7 @@ struct RequestBody {
         do {
             return try TreePath(validating: path)
         } catch {
-            throw ProtocolError(.invalidArgument, error.message)
+            throw ProtocolError(.invalidArgument, error.message, underlying: error)
         }
     }
 
@@ -186,7 +186,7 @@ struct RequestBody {
             do {
                 children.append((try TreePath(validating: child.path), child.node))
             } catch {
-                throw ProtocolError(.invalidArgument, error.message)
+                throw ProtocolError(.invalidArgument, error.message, underlying: error)
             }
         }
         return children

@@ -18,6 +18,7 @@ import threading
 import unittest
 
 import chromium
+import rtdb_server
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BROWSER = None
@@ -33,14 +34,14 @@ def setUpModule():  # pylint: disable=invalid-name
 class CrossOriginBrowserTest(unittest.TestCase):
     def setUp(self):
         self.data = tempfile.mkdtemp(prefix="rtdb-browser-")
-        self.server = subprocess.Popen(
-            [os.environ["RTDB_SERVER"], "--host", "127.0.0.1", "--port", "0", "--backend", "memory",
-             "--data-dir", self.data, "--log-level", "error"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.server.stdout.readline()
-        match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
-        self.assertIsNotNone(match, f"rtdb-server did not start: {line!r}")
-        self.server_port = int(match.group(1))
+        self.addCleanup(shutil.rmtree, self.data, ignore_errors=True)
+        # Waits for the ready line at most rtdb_server.READY_TIMEOUT seconds, then fails with the
+        # server's output so far.
+        self.server = rtdb_server.ServerProcess(
+            ["--host", "127.0.0.1", "--port", "0", "--backend", "memory", "--data-dir", self.data,
+             "--log-level", "error"])
+        self.addCleanup(self.server.stop)
+        self.server_port = self.server.port
         handler = functools.partial(_QuietHandler, directory=HERE)
         self.pages = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         threading.Thread(target=self.pages.serve_forever, daemon=True).start()
@@ -48,10 +49,6 @@ class CrossOriginBrowserTest(unittest.TestCase):
     def tearDown(self):
         self.pages.shutdown()
         self.pages.server_close()
-        self.server.kill()
-        self.server.wait()
-        self.server.stdout.close()
-        shutil.rmtree(self.data, ignore_errors=True)
 
     def test_a_page_on_another_origin_uses_rest_and_event_streams(self):
         page = (f"http://127.0.0.1:{self.pages.server_address[1]}/cross-origin.html"

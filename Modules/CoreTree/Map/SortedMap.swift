@@ -293,6 +293,7 @@ public struct SortedMap<Key: ThreeWayComparable, Value> {
     }
 }
 
+// @unchecked: its nodes are immutable once shared (see TreeNode), so sendable keys and values suffice.
 extension SortedMap: @unchecked Sendable where Key: Sendable, Value: Sendable {}
 
 // MARK: - Balancing

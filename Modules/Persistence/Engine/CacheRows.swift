@@ -44,7 +44,10 @@ enum CacheRows {
         do {
             return try Node(json: bytes)
         } catch {
-            throw StorageError(.invalidRecord, "a server cache row is not valid JSON: \(error)")
+            throw StorageError(
+                .invalidRecord,
+                "a server cache row is damaged (it is not valid JSON); the data is read from the server instead. If this keeps happening, move the persistence directory aside.",
+                underlying: error)
         }
     }
 

@@ -22,15 +22,20 @@ import Glibc
 ///
 /// A group is one atomic batch: if it fails (a full disk, say), every writer in it gets the
 /// error and none of its batches is applied.
-final class GroupCommit: @unchecked Sendable {
+final class GroupCommit: Sendable {
     /// One writer waiting for its group's outcome, or for its turn to lead.
-    private final class Waiter: @unchecked Sendable {
+    private final class Waiter: Sendable {
         private static let spinning = 0, sleeping = 1, woken = 2
         private let state = Atomic<Int>(0)
         private let semaphore = DispatchSemaphore(value: 0)
         /// Set before the waiter is woken: the group's outcome, or nil when this writer is to
         /// lead the next group.
-        var outcome: Result<Void, any Error>?
+        private let result = Mutex<Result<Void, any Error>?>(nil)
+
+        var outcome: Result<Void, any Error>? {
+            get { result.withLock { $0 } }
+            set { result.withLock { $0 = newValue } }
+        }
 
         /// Returns once `wake()` was called: yields the processor for up to `spin` (woken threads
         /// are slow to get back on a processor, and writers come back within a sync's time),
@@ -68,50 +73,48 @@ final class GroupCommit: @unchecked Sendable {
         let waiter: Waiter
     }
 
-    // All state is guarded by `lock`.
-    private let lock = NSLock()
-    private var waiting: [Entry] = []
-    private var isWriting = false
-    private var syncs = 0
-    /// How many batches the previous group held: the next leader waits for as many.
-    private var previousGroupSize = 1
-    /// How long the previous durable write took: the longest a leader waits for its group.
-    private var previousWriteDuration = Duration.zero
+    private struct State {
+        var waiting: [Entry] = []
+        var isWriting = false
+        var syncs = 0
+        /// How many batches the previous group held: the next leader waits for as many.
+        var previousGroupSize = 1
+        /// How long the previous durable write took: the longest a leader waits for its group.
+        var previousWriteDuration = Duration.zero
+        /// While a leader gathers: the number of waiting batches it waits for, and the leader.
+        var gathering: (target: Int, leader: Waiter)?
+    }
+
+    private let state = Mutex(State())
     private let clock = ContinuousClock()
-    /// While a leader gathers: the number of waiting batches it waits for, and the leader.
-    private var gathering: (target: Int, leader: Waiter)?
 
     /// How many durable writes ran (for the benchmark and tests).
-    var syncCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return syncs
-    }
+    var syncCount: Int { state.withLock { $0.syncs } }
 
     /// Returns once `batch` is durably written by `write` (with other writers' batches), or
     /// throws the error that writing its group failed with.
     func commit(_ batch: WriteBatch, write: (WriteBatch) throws -> Void) throws {
         let me = Waiter()
-        lock.lock()
-        let spinLimit = min(previousWriteDuration * 2, .microseconds(500))
-        waiting.append(Entry(batch: batch, waiter: me))
-        if let gathering, waiting.count >= gathering.target {
-            self.gathering = nil
-            gathering.leader.wake()
+        let (spinLimit, mustWait) = state.withLock { state in
+            let spinLimit = min(state.previousWriteDuration * 2, .microseconds(500))
+            state.waiting.append(Entry(batch: batch, waiter: me))
+            if let gathering = state.gathering, state.waiting.count >= gathering.target {
+                state.gathering = nil
+                gathering.leader.wake()
+            }
+            defer { state.isWriting = true }
+            return (spinLimit, state.isWriting)
         }
-        if isWriting {
-            lock.unlock()
+        if mustWait {
             me.wait(spin: spinLimit)
             if let outcome = me.outcome { return try outcome.get() }
             // Promoted: the previous leader handed over with `isWriting` still set.
-            lock.lock()
-        } else {
-            isWriting = true
         }
         gatherGroup()
-        let group = waiting
-        waiting = []
-        lock.unlock()
+        let group = state.withLock { state in
+            defer { state.waiting = [] }
+            return state.waiting
+        }
 
         var merged = WriteBatch()
         for entry in group { merged.append(contentsOf: entry.batch) }
@@ -119,13 +122,14 @@ final class GroupCommit: @unchecked Sendable {
         let outcome = Result { try write(merged) }
         let duration = clock.now - started
 
-        lock.lock()
-        syncs += 1
-        previousGroupSize = group.count
-        previousWriteDuration = duration
-        let nextLeader = waiting.first?.waiter
-        if nextLeader == nil { isWriting = false }
-        lock.unlock()
+        let nextLeader = state.withLock { state in
+            state.syncs += 1
+            state.previousGroupSize = group.count
+            state.previousWriteDuration = duration
+            let nextLeader = state.waiting.first?.waiter
+            if nextLeader == nil { state.isWriting = false }
+            return nextLeader
+        }
         for entry in group where entry.waiter !== me {
             entry.waiter.outcome = outcome
             entry.waiter.wake()
@@ -134,16 +138,17 @@ final class GroupCommit: @unchecked Sendable {
         try outcome.get()
     }
 
-    /// Waits (as leader, with the lock released while waiting) until the previous group's number
-    /// of batches is waiting or the previous write's duration has passed.
+    /// Waits (as leader, without holding the lock) until the previous group's number of batches
+    /// is waiting or the previous write's duration has passed.
     private func gatherGroup() {
-        guard waiting.count < previousGroupSize, previousWriteDuration != .zero else { return }
-        let leader = Waiter()
-        gathering = (previousGroupSize, leader)
-        let limit = min(previousWriteDuration, .milliseconds(100))
-        lock.unlock()
+        let gathering: (leader: Waiter, limit: Duration)? = state.withLock { state in
+            guard state.waiting.count < state.previousGroupSize, state.previousWriteDuration != .zero else { return nil }
+            let leader = Waiter()
+            state.gathering = (state.previousGroupSize, leader)
+            return (leader, min(state.previousWriteDuration, .milliseconds(100)))
+        }
+        guard let (leader, limit) = gathering else { return }
         leader.wait(spin: min(limit, .milliseconds(2)), timeout: limit)
-        lock.lock()
-        gathering = nil
+        state.withLock { $0.gathering = nil }
     }
 }

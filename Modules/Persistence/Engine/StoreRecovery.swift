@@ -54,7 +54,10 @@ public enum StoreRecovery {
         do {
             try FileManager.default.moveItem(atPath: directory, toPath: movedTo)
         } catch {
-            throw StorageError(.io, "the store in \(directory) is damaged (\(cause)) and could not be moved aside: \(error)", backend: backend.name)
+            throw StorageError(
+                .io,
+                "the store in \(directory) is damaged (\(cause.summary)) and could not be moved aside to start a fresh one; check the permissions of its parent directory, or move it away by hand.",
+                backend: backend.name, underlying: error)
         }
         let engine = try StorageEngine(store: try backend.open(directory))
         for record in salvaged { try engine.appendUserWrite(record) }

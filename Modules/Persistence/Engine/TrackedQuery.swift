@@ -56,7 +56,10 @@ public struct TrackedQuery: Sendable, Equatable {
         do {
             params = try QueryParams(wireObject: try Node(jsonString: queryText))
         } catch {
-            throw StorageError(.invalidRecord, "tracked query \(id) holds an invalid query: \(error)")
+            throw StorageError(
+                .invalidRecord,
+                "tracked query \(id) holds a query that cannot be read; reopening the store with StoreRecovery moves it aside and keeps the queued writes.",
+                underlying: error)
         }
         let query = QuerySpec(path: TreePath(unchecked: path), params: params)
         return TrackedQuery(id: id, query: query, lastUse: lastUse, isComplete: complete, isActive: active, isPinned: pinned)

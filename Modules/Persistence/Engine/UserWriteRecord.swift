@@ -66,8 +66,11 @@ public struct UserWriteRecord: Sendable, Equatable {
 
     static func decode(writeId: Int64, _ bytes: [UInt8]) throws -> UserWriteRecord {
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        func invalid(_ why: String) -> StorageError {
-            StorageError(.invalidRecord, "queued write \(writeId) is unreadable: \(why)")
+        func invalid(_ why: String, underlying: (any Error)? = nil) -> StorageError {
+            StorageError(
+                .invalidRecord,
+                "queued write \(writeId) is unreadable (\(why)), so it cannot be sent; reopening the store with StoreRecovery moves it aside and keeps every readable queued write.",
+                underlying: underlying)
         }
         guard lines.count >= 2, let tag = lines[0].first, lines[0].count == 1 else { throw invalid("no header") }
         let path = TreePath(unchecked: String(decoding: lines[1], as: UTF8.self))
@@ -94,7 +97,7 @@ public struct UserWriteRecord: Sendable, Equatable {
         } catch let error as StorageError {
             throw error
         } catch {
-            throw invalid("\(error)")
+            throw invalid("a value is not valid JSON", underlying: error)
         }
     }
 }

@@ -1,3 +1,5 @@
+public import CoreTree
+
 /// When the server cache is pruned and how much goes each round.
 ///
 /// The defaults follow the Firebase clients: a 10 MB budget on logical bytes (key plus value of
@@ -64,11 +66,33 @@ public struct CachePolicy: Sendable, Equatable {
 }
 
 /// A cache size outside 1 MB to 100 MB.
-public struct CachePolicyError: Error, Sendable, CustomStringConvertible {
+public struct CachePolicyError: CodedError, Sendable, CustomStringConvertible {
+    /// The kinds of policy error.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The cache size lies outside 1 MB to 100 MB.
+        public static let sizeOutOfRange = Code("sizeOutOfRange")
+        public var description: String { name }
+    }
+
     /// The size asked for.
     public let requested: Int
 
-    public var description: String {
+    init(requested: Int) {
+        self.requested = requested
+    }
+
+    /// Always ``Code/sizeOutOfRange``.
+    public var code: Code { .sizeOutOfRange }
+
+    /// The accepted range and the size asked for.
+    public var message: String {
         "a persistence cache size must lie between 1 MB (\(CachePolicy.minimumBytes) bytes) and 100 MB (\(CachePolicy.maximumBytes) bytes); got \(requested)"
     }
+
+    /// Always nil: the size itself is the problem.
+    public var underlyingError: (any Error)? { nil }
+
+    public var description: String { message }
 }

@@ -1,6 +1,7 @@
 public import CoreTree
 import Foundation
 public import QueryEngine
+import Synchronization
 
 /// The sync tree's persistence: implements ``PersistenceManaging`` over a ``StorageEngine``, tracks
 /// queries for eviction and prunes the cache by its ``CachePolicy``.
@@ -8,19 +9,14 @@ public import QueryEngine
 /// User writes are durable before `saveUser…` returns and a failure to save throws, so a write
 /// that could not be stored is never applied. Cache updates never throw (the data can be fetched
 /// again); a failed one is kept in ``lastCacheError``.
-public final class PersistenceManager: PersistenceManaging, @unchecked Sendable {
-    // Mutable state is guarded by `lock`.
-
+public final class PersistenceManager: PersistenceManaging, Sendable {
     /// The storage underneath.
     public let engine: StorageEngine
     /// When and how much to prune.
     public let policy: CachePolicy
-    private let now: @Sendable () -> Int64
-    private let lock = NSLock()
-    private var tracked: [QuerySpec: TrackedQuery] = [:]
-    private var nextQueryId: Int64 = 1
-    private var updatesSinceCheck = 0
-    private var cacheError: (any Error)?
+    /// The tracked queries and the cache bookkeeping, behind one lock: every change to them and
+    /// the store commit that records it happen together.
+    private let tracking: Mutex<Tracking>
 
     /// Opens persistence over `engine`: loads tracked queries (none is active after a restart)
     /// and prunes if the cache is over budget.
@@ -32,18 +28,19 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     ) throws {
         self.engine = engine
         self.policy = policy
-        self.now = clock
+        var tracking = Tracking(engine: engine, policy: policy, now: clock)
         var wereActive: [TrackedQuery] = []
         for var query in try engine.trackedQueries() {
-            nextQueryId = max(nextQueryId, query.id + 1)
+            tracking.nextQueryId = max(tracking.nextQueryId, query.id + 1)
             if query.isActive {
                 query.isActive = false
                 wereActive.append(query)
             }
-            tracked[query.query] = query
+            tracking.tracked[query.query] = query
         }
         try engine.saveTrackedQueries(wereActive)
-        try locked { _ = try pruneIfNeededLocked() }
+        _ = try tracking.pruneIfNeeded()
+        self.tracking = Mutex(tracking)
     }
 
     /// Opens a backend by name from `backends` in `directory`, then persistence over it.
@@ -57,22 +54,8 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     /// Milliseconds since 1970 from the system clock.
     public static let wallClockMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
-
-    private static func normalized(_ query: QuerySpec) -> QuerySpec {
-        query.loadsAllData ? .default(at: query.path) : query
-    }
-
     /// The last cache update that failed, if any (cache updates do not throw).
-    public var lastCacheError: (any Error)? { locked { cacheError } }
-
-    private func recordingCacheErrors(_ body: () throws -> Void) {
-        do { try body() } catch { cacheError = error }
-    }
+    public var lastCacheError: (any Error)? { tracking.withLock { $0.cacheError } }
 
     // MARK: - User writes
 
@@ -92,11 +75,11 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     }
 
     public func removeUserWrite(writeId: Int64) {
-        locked { recordingCacheErrors { try engine.removeUserWrite(writeId: writeId) } }
+        tracking.withLock { tracking in tracking.recordingCacheErrors { _ in try engine.removeUserWrite(writeId: writeId) } }
     }
 
     public func removeAllUserWrites() {
-        locked { recordingCacheErrors { try engine.removeAllUserWrites() } }
+        tracking.withLock { tracking in tracking.recordingCacheErrors { _ in try engine.removeAllUserWrites() } }
     }
 
     /// The queued writes, oldest first, to replay after a restart.
@@ -110,16 +93,16 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     /// The cache update, the tracked query that now covers it and the queue record's removal go
     /// to the store in one commit.
     public func acknowledgeUserOverwrite(path: TreePath, node: Node, removingWrite writeId: Int64?) {
-        locked {
-            recordingCacheErrors {
-                guard !hasActiveDefaultQuery(at: path) else {
+        tracking.withLock { tracking in
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
+                guard !tracking.hasActiveDefaultQuery(at: path) else {
                     // With an active listener here the server sends the data anyway.
                     if let writeId { try engine.removeUserWrite(writeId: writeId) }
                     return
                 }
-                let (entry, changed) = trackedEntry(.default(at: path)) { $0.isComplete = true }
+                let (entry, changed) = tracking.trackedEntry(.default(at: path)) { $0.isComplete = true }
                 try engine.acknowledgeUserWrite(writeId: writeId, caching: node, at: path, trackedQuery: changed ? entry : nil)
-                if changed { adopt(entry) }
+                if changed { tracking.adopt(entry) }
             }
         }
     }
@@ -133,11 +116,11 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     // MARK: - Server cache
 
     public func serverCache(for query: QuerySpec) -> (node: Node, complete: Bool) {
-        locked {
+        tracking.withLock { tracking in
             do {
                 let node = try engine.serverCache(at: query.path)
-                if isCompleteLocked(at: query.path) { return (node, true) }
-                if let entry = tracked[PersistenceManager.normalized(query)], entry.isComplete, !query.loadsAllData {
+                if tracking.isComplete(at: query.path) { return (node, true) }
+                if let entry = tracking.tracked[Tracking.normalized(query)], entry.isComplete, !query.loadsAllData {
                     let keys = try engine.trackedKeys(forQuery: entry.id)
                     var filtered = Node.empty
                     for key in keys { filtered = filtered.updatingImmediateChild(key, to: node.immediateChild(key)) }
@@ -145,25 +128,25 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
                 }
                 return (node, false)
             } catch {
-                cacheError = error
+                tracking.cacheError = error
                 return (.empty, false)
             }
         }
     }
 
     public func updateServerCache(query: QuerySpec, node: Node) {
-        locked {
-            recordingCacheErrors {
+        tracking.withLock { tracking in
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
                 if query.loadsAllData {
                     try engine.overwriteServerCache(at: query.path, with: node)
                 } else {
                     // A filtered query's data is only some of the children: merge it in.
                     let children = node.isLeaf ? [] : Array(node.children)
                     try engine.mergeServerCache(at: query.path, children: children.map { (TreePath(keys: [$0.key]), $0.value) })
-                    let entry = try ensureTracked(query) { _ in }
+                    let entry = try tracking.ensureTracked(query) { _ in }
                     try engine.setTrackedKeys(children.map(\.key), forQuery: entry.id)
                 }
-                try countUpdate()
+                try tracking.countUpdate()
             }
         }
     }
@@ -171,71 +154,130 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     public func updateServerCache(path: TreePath, merge: CompoundWrite) {
         var writes: [(path: TreePath, node: Node)] = []
         merge.forEachWrite { relative, node in writes.append((relative, node)) }
-        locked {
-            recordingCacheErrors {
+        tracking.withLock { tracking in
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
                 try engine.mergeServerCache(at: path, children: writes)
-                try countUpdate()
+                try tracking.countUpdate()
             }
-        }
-    }
-
-    private func countUpdate() throws {
-        updatesSinceCheck += 1
-        if updatesSinceCheck >= policy.checkInterval {
-            updatesSinceCheck = 0
-            _ = try pruneIfNeededLocked()
         }
     }
 
     // MARK: - Tracked queries
 
     public func setQueryActive(_ query: QuerySpec) {
-        locked {
-            recordingCacheErrors {
-                try ensureTracked(query) {
+        tracking.withLock { tracking in
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
+                let now = tracking.now()
+                try tracking.ensureTracked(query) {
                     $0.isActive = true
-                    $0.lastUse = now()
+                    $0.lastUse = now
                 }
             }
         }
     }
 
     public func setQueryInactive(_ query: QuerySpec) {
-        locked {
-            guard tracked[PersistenceManager.normalized(query)] != nil else { return }
-            recordingCacheErrors {
-                try ensureTracked(query) {
+        tracking.withLock { tracking in
+            guard tracking.tracked[Tracking.normalized(query)] != nil else { return }
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
+                let now = tracking.now()
+                try tracking.ensureTracked(query) {
                     $0.isActive = false
-                    $0.lastUse = now()
+                    $0.lastUse = now
                 }
             }
         }
     }
 
     public func setQueryComplete(_ query: QuerySpec) {
-        locked { recordingCacheErrors { try ensureTracked(query) { $0.isComplete = true } } }
+        tracking.withLock { tracking in
+            tracking.recordingCacheErrors { (tracking: inout Tracking) throws in try tracking.ensureTracked(query) { $0.isComplete = true } }
+        }
     }
 
     /// Pins (`keepSynced(true)`) or unpins a query. A pinned query's data is never pruned, and the
     /// pin is stored, so it holds after a restart until unpinned.
     public func setQueryPinned(_ query: QuerySpec, _ pinned: Bool) throws {
-        try locked {
-            if !pinned && tracked[PersistenceManager.normalized(query)] == nil { return }
-            try ensureTracked(query) {
+        try tracking.withLock { tracking throws in
+            if !pinned && tracking.tracked[Tracking.normalized(query)] == nil { return }
+            let now = tracking.now()
+            try tracking.ensureTracked(query) {
                 $0.isPinned = pinned
-                $0.lastUse = now()
+                $0.lastUse = now
             }
         }
     }
 
     /// Every tracked query.
-    public var trackedQueries: [TrackedQuery] { locked { tracked.values.sorted { $0.id < $1.id } } }
+    public var trackedQueries: [TrackedQuery] { tracking.withLock { $0.tracked.values.sorted { $0.id < $1.id } } }
 
     /// The pinned queries, e.g. to listen to them again after a restart.
-    public var pinnedQueries: [QuerySpec] { locked { tracked.values.filter(\.isPinned).map(\.query) } }
+    public var pinnedQueries: [QuerySpec] { tracking.withLock { $0.tracked.values.filter(\.isPinned).map(\.query) } }
+
+    // MARK: - Size and pruning
+
+    /// The cache's logical size in bytes (keys plus values of its rows).
+    public var cacheSizeBytes: Int { engine.cacheSizeBytes }
+
+    /// Prunes by the policy now (it also runs at open and every `checkInterval` updates).
+    ///
+    /// - Returns: how many tracked queries were pruned.
+    @discardableResult
+    public func pruneIfNeeded() throws -> Int { try tracking.withLock { tracking throws in try tracking.pruneIfNeeded() } }
+
+    /// Prunes by `policy` instead of the manager's own (a benchmark times one prune this way).
+    ///
+    /// - Returns: how many tracked queries were pruned.
+    @discardableResult
+    package func pruneIfNeeded(by policy: CachePolicy) throws -> Int {
+        try tracking.withLock { tracking throws in try tracking.pruneIfNeeded(policy) }
+    }
+
+    /// Removes all cached data that no active or pinned query and no pending write needs.
+    public func purgeCache() throws {
+        try tracking.withLock { tracking throws in
+            let victims = tracking.tracked.values.filter(\.isPrunable)
+            try tracking.prune(victims)
+        }
+    }
+}
+
+/// The tracked queries and cache bookkeeping of a ``PersistenceManager``, always used under its
+/// lock; each method that changes them writes the change to the store first.
+private struct Tracking {
+    let engine: StorageEngine
+    let policy: CachePolicy
+    let now: @Sendable () -> Int64
+    var tracked: [QuerySpec: TrackedQuery] = [:]
+    var nextQueryId: Int64 = 1
+    var updatesSinceCheck = 0
+    var cacheError: (any Error)?
+
+    init(engine: StorageEngine, policy: CachePolicy, now: @escaping @Sendable () -> Int64) {
+        self.engine = engine
+        self.policy = policy
+        self.now = now
+    }
+
+    static func normalized(_ query: QuerySpec) -> QuerySpec {
+        query.loadsAllData ? .default(at: query.path) : query
+    }
+
+    /// Runs `body`, keeping its error as the last cache error instead of throwing it.
+    mutating func recordingCacheErrors(_ body: (inout Tracking) throws -> Void) {
+        do { try body(&self) } catch { cacheError = error }
+    }
+
+    mutating func countUpdate() throws {
+        updatesSinceCheck += 1
+        if updatesSinceCheck >= policy.checkInterval {
+            updatesSinceCheck = 0
+            _ = try pruneIfNeeded()
+        }
+    }
 
     @discardableResult
-    private func ensureTracked(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) throws -> TrackedQuery {
+    mutating func ensureTracked(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) throws -> TrackedQuery {
         let (entry, changed) = trackedEntry(query, change)
         if changed {
             try engine.saveTrackedQuery(entry)
@@ -246,24 +288,24 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
 
     /// The tracked query for `query` (a new one if none is tracked) after `change`, and whether
     /// it differs from what is tracked; nothing is saved or remembered yet (see ``adopt(_:)``).
-    private func trackedEntry(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) -> (entry: TrackedQuery, changed: Bool) {
-        let key = PersistenceManager.normalized(query)
+    func trackedEntry(_ query: QuerySpec, _ change: (inout TrackedQuery) -> Void) -> (entry: TrackedQuery, changed: Bool) {
+        let key = Tracking.normalized(query)
         var entry = tracked[key] ?? TrackedQuery(id: nextQueryId, query: key, lastUse: now(), isComplete: false, isActive: false, isPinned: false)
         change(&entry)
         return (entry, tracked[key] != entry)
     }
 
     /// Remembers a tracked query once it is saved (a new one takes its id for good).
-    private func adopt(_ entry: TrackedQuery) {
+    mutating func adopt(_ entry: TrackedQuery) {
         if tracked[entry.query] == nil { nextQueryId = max(nextQueryId, entry.id + 1) }
         tracked[entry.query] = entry
     }
 
-    private func hasActiveDefaultQuery(at path: TreePath) -> Bool {
+    func hasActiveDefaultQuery(at path: TreePath) -> Bool {
         defaultQuery(atOrAbove: path) { $0.isActive }
     }
 
-    private func isCompleteLocked(at path: TreePath) -> Bool {
+    func isComplete(at path: TreePath) -> Bool {
         defaultQuery(atOrAbove: path) { $0.isComplete }
     }
 
@@ -279,32 +321,8 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
         }
     }
 
-    // MARK: - Size and pruning
-
-    /// The cache's logical size in bytes (keys plus values of its rows).
-    public var cacheSizeBytes: Int { engine.cacheSizeBytes }
-
-    /// Prunes by the policy now (it also runs at open and every `checkInterval` updates).
-    ///
-    /// - Returns: how many tracked queries were pruned.
-    @discardableResult
-    public func pruneIfNeeded() throws -> Int { try locked { try pruneIfNeededLocked() } }
-
-    /// Prunes by `policy` instead of the manager's own (a benchmark times one prune this way).
-    ///
-    /// - Returns: how many tracked queries were pruned.
-    @discardableResult
-    package func pruneIfNeeded(by policy: CachePolicy) throws -> Int { try locked { try pruneIfNeededLocked(policy) } }
-
-    /// Removes all cached data that no active or pinned query and no pending write needs.
-    public func purgeCache() throws {
-        try locked {
-            let victims = tracked.values.filter(\.isPrunable)
-            try prune(victims)
-        }
-    }
-
-    private func pruneIfNeededLocked(_ policy: CachePolicy? = nil) throws -> Int {
+    /// Prunes by `policy` (the manager's own by default) until the cache is within it.
+    mutating func pruneIfNeeded(_ policy: CachePolicy? = nil) throws -> Int {
         let policy = policy ?? self.policy
         var pruned = 0
         while true {
@@ -320,7 +338,7 @@ public final class PersistenceManager: PersistenceManaging, @unchecked Sendable 
     }
 
     /// Removes `victims` and their data, keeping what the other queries and pending writes need.
-    private func prune(_ victims: [TrackedQuery]) throws {
+    mutating func prune(_ victims: [TrackedQuery]) throws {
         let victimIds = Set(victims.map(\.id))
         var keep: [TreePath] = []
         for entry in tracked.values where !victimIds.contains(entry.id) { keep += try paths(of: entry) }

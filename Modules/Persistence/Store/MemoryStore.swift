@@ -12,6 +12,8 @@ import Darwin
 /// reopening behaves as it does on disk. `durable` has no meaning here.
 public final class MemoryStore: OrderedKeyValueStore {
     /// Entries sorted by key.
+    // @unchecked: `isOpen` is only touched under `shared`'s lock and `entries` under the `state`
+    // lock of the one store that has it open, two locks the compiler cannot relate to this class.
     final class Contents: @unchecked Sendable {
         /// A persistent sorted map: a put or delete anywhere is O(log n) (a sorted array moved
         /// every later entry, which made draining a long queue from its front quadratic).

@@ -1,6 +1,8 @@
-/// A storage failure, with what went wrong, a message a person can act on, and the engine's own
-/// status where there is one.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public import CoreTree
+
+/// A storage failure, with what went wrong, a message a person can act on, the engine's own
+/// status where there is one, and the error that caused it, if any.
+public struct StorageError: CodedError, Sendable, CustomStringConvertible {
     /// The kinds of failure.
     public enum Code: Sendable, Hashable {
         /// Another process (or another handle in this one) has the store open.
@@ -33,13 +35,18 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public var backend: String?
     /// The engine's own status code (SQLite result code, LMDB error, errno), when there is one.
     public var engineStatus: Int32?
+    /// The error that caused this one (a record's JSON error, the file system's error), if any.
+    public var underlyingError: (any Error)?
 
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, backend: String? = nil, engineStatus: Int32? = nil) {
+    /// Creates an error, keeping the error that caused it, if any.
+    public init(
+        _ code: Code, _ message: String, backend: String? = nil, engineStatus: Int32? = nil, underlying: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.backend = backend
         self.engineStatus = engineStatus
+        underlyingError = underlying
     }
 
     /// What went wrong in a few words that name no file, path or system detail: safe to show

@@ -20,6 +20,12 @@ extension DatabaseReference {
         try database.repo.set(node, at: path, completion: finish)
     }
 
+    /// " at a.b.c" for an encoding error that names where it failed, else "".
+    private static func codingPath(of error: any Error) -> String {
+        guard case EncodingError.invalidValue(_, let context) = error, !context.codingPath.isEmpty else { return "" }
+        return " at " + context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    }
+
     static func encode<T: Encodable>(_ value: T, encoder: Database.Encoder) throws(DatabaseError) -> Node {
         do {
             let data = try encoder.encodeJSON(value)
@@ -27,7 +33,7 @@ extension DatabaseReference {
         } catch let error as CoreTreeError {
             throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)", underlying: error)
         } catch {
-            throw DatabaseError(.invalidArgument, "\(T.self) could not be encoded: \(error)", underlying: error)
+            throw DatabaseError(.invalidArgument, "\(T.self) could not be encoded\(Self.codingPath(of: error)); see underlyingError for why.", underlying: error)
         }
     }
 }

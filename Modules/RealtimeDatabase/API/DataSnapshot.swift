@@ -7,7 +7,7 @@ import QueryEngine
 /// `value` is in Foundation form, so `snapshot.value as? Bool`, `as? TimeInterval`,
 /// `as? [String: Any]` and `snapshot.value ?? "null"` work as they do with Firebase.
 public final class DataSnapshot: NSObject, @unchecked Sendable {
-    // Immutable after init.
+    // @unchecked: immutable after init, but its `value` is a Foundation tree (`Any`) the compiler cannot check.
 
     /// The data, as a node.
     public let node: Node

@@ -58,11 +58,12 @@ extension DatabaseReference {
     ///
     /// - Throws: ``DatabaseError`` as ``runTransaction(named:arguments:andCompletionBlock:)`` reports.
     public func runTransaction(named name: String, arguments: Any? = nil) async throws -> (Bool, DataSnapshot) {
-        let box = UncheckedBox(arguments)
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>) in
-            runTransaction(named: name, arguments: box.value) { error, committed, snapshot in
-                DatabaseReference.resume(continuation, error: error, committed: committed, snapshot: snapshot)
-            }
-        }
+        precondition(path.firstKey != .info, "Transactions are not allowed on /.info locations.")
+        let node = try ValueConversion.node(from: arguments)
+        let outcome = OneShot<(Bool, DataSnapshot), DatabaseError>()
+        await database.repo.startNamedTransaction(at: path, name: name, arguments: node, completion: { error, committed, snapshot in
+            outcome.settle(DatabaseReference.transactionOutcome(error: error, committed: committed, snapshot: snapshot))
+        })
+        return try await outcome.value()
     }
 }

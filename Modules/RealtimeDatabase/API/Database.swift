@@ -4,6 +4,7 @@ import CoreTree
 import Logging
 import SyncClient
 import SyncProtocol
+import Synchronization
 
 /// The entry point: one database (a server and a namespace) and its local state (Firebase's `Database`).
 ///
@@ -12,23 +13,31 @@ import SyncProtocol
 /// ``database()`` and ``database(url:)`` are shared per URL and live for the process;
 /// ``init(url:)`` makes an independent client (several clients in one process, tests, tools),
 /// which ``shutdown()`` closes.
-public final class Database: @unchecked Sendable {
-    // Mutable state is guarded by `lock`.
-    private let lock = NSLock()
-    private var url: DatabaseURL
-    private var started: Repo?
-    private var persistenceEnabled = false
-    private var cacheBudgetBytes = UInt(CachePolicy.defaultBytes)
-    private var backendName: String?
-    private var directory: String?
-    private var queue = DispatchQueue(label: "rtdb.callbacks")
-    private var tokenStore = AuthTokenStore()
-    private var startOffline = false
-    private var configuredApp: FirebaseApp?
-    /// The transport the connection uses; tests swap in an in-memory one before first use.
-    var transport: any Transport = WebSocketTransport()
+public final class Database: Sendable {
+    /// The settings, and the client once started.
+    private struct State {
+        var url: DatabaseURL
+        var started: Repo?
+        var persistenceEnabled = false
+        var cacheBudgetBytes = UInt(CachePolicy.defaultBytes)
+        var backendName: String?
+        var directory: String?
+        var queue = DispatchQueue(label: "rtdb.callbacks")
+        var startOffline = false
+        var configuredApp: FirebaseApp?
+        var transport: any Transport = WebSocketTransport()
+    }
+
+    private let state: Mutex<State>
+    private let tokenStore = AuthTokenStore()
     /// The app's named transaction handlers.
     let transactionHandlers = TransactionHandlers()
+
+    /// The transport the connection uses; tests swap in an in-memory one before first use.
+    var transport: any Transport {
+        get { state.withLock { $0.transport } }
+        set { state.withLock { $0.transport = newValue } }
+    }
     static var logger: Logger { ClientLog.logger }
 
     /// The client library's version.
@@ -69,9 +78,9 @@ public final class Database: @unchecked Sendable {
 
     /// The app this database belongs to, when it was obtained through one
     /// (``database(app:)``, or ``database()`` after ``FirebaseApp/configure()``).
-    public var app: FirebaseApp? { lock.withLock { configuredApp } }
+    public var app: FirebaseApp? { state.withLock { $0.configuredApp } }
 
-    func setApp(_ app: FirebaseApp) { lock.withLock { configuredApp = app } }
+    func setApp(_ app: FirebaseApp) { state.withLock { $0.configuredApp = app } }
 
     /// Sets the URL ``database()`` uses.
     public static func configure(url: String) {
@@ -82,11 +91,11 @@ public final class Database: @unchecked Sendable {
     ///
     /// - Throws: ``DatabaseError`` with code `invalidArgument` for a malformed URL.
     public init(url: String) throws(DatabaseError) {
-        self.url = try DatabaseURL(parsing: url)
+        state = Mutex(State(url: try DatabaseURL(parsing: url)))
     }
 
     init(parsed: DatabaseURL) {
-        self.url = parsed
+        state = Mutex(State(url: parsed))
     }
 
     // MARK: - Settings (before first use)
@@ -94,15 +103,15 @@ public final class Database: @unchecked Sendable {
     /// Keep the synced data and the queue of unacknowledged writes on disk, so they survive a
     /// restart. Set before the first ``reference()``.
     public var isPersistenceEnabled: Bool {
-        get { lock.withLock { persistenceEnabled } }
-        set { setting("isPersistenceEnabled") { persistenceEnabled = newValue } }
+        get { state.withLock { $0.persistenceEnabled } }
+        set { setting("isPersistenceEnabled") { $0.persistenceEnabled = newValue } }
     }
 
     /// The most cached data to keep on disk, in bytes (10 MB by default; 1 MB to 100 MB).
     /// Least-recently-used data is pruned first; data being listened to or kept synced never is.
     public var persistenceCacheSizeBytes: UInt {
-        get { lock.withLock { cacheBudgetBytes } }
-        set { setting("persistenceCacheSizeBytes") { cacheBudgetBytes = newValue } }
+        get { state.withLock { $0.cacheBudgetBytes } }
+        set { setting("persistenceCacheSizeBytes") { $0.cacheBudgetBytes = newValue } }
     }
 
     /// The storage backend for persistence, by name: `sqlite` (the default with the package's
@@ -110,27 +119,27 @@ public final class Database: @unchecked Sendable {
     /// (`lmdb`, `leveldb`). With the `SQLite` trait off, the default is the last backend
     /// registered, else `memory`.
     public var persistenceBackendName: String {
-        get { lock.withLock { backendName } ?? Registry.shared.defaultBackendName() }
-        set { setting("persistenceBackendName") { backendName = newValue } }
+        get { state.withLock { $0.backendName } ?? Registry.shared.defaultBackendName() }
+        set { setting("persistenceBackendName") { $0.backendName = newValue } }
     }
 
     /// The directory for persistence; by default a folder per database under
     /// `$XDG_DATA_HOME/rtdb` (or `~/.local/share/rtdb`).
     public var persistenceDirectory: String {
-        get { lock.withLock { directory ?? Database.defaultDirectory(for: url) } }
-        set { setting("persistenceDirectory") { directory = newValue } }
+        get { state.withLock { $0.directory ?? Database.defaultDirectory(for: $0.url) } }
+        set { setting("persistenceDirectory") { $0.directory = newValue } }
     }
 
     /// The queue listener and completion blocks run on (a private serial queue by default).
     public var callbackQueue: DispatchQueue {
-        get { lock.withLock { queue } }
-        set { setting("callbackQueue") { queue = newValue } }
+        get { state.withLock { $0.queue } }
+        set { setting("callbackQueue") { $0.queue = newValue } }
     }
 
     /// Connect to a local emulator or rtdb-server at `host:port` (plain HTTP) instead of the URL's host.
     public func useEmulator(withHost host: String, port: Int) {
-        setting("useEmulator") {
-            url.endpoint = ConnectionEndpoint(host: host, port: port, secure: false, namespace: url.endpoint.namespace)
+        setting("useEmulator") { state in
+            state.url.endpoint = ConnectionEndpoint(host: host, port: port, secure: false, namespace: state.url.endpoint.namespace)
         }
     }
 
@@ -144,9 +153,9 @@ public final class Database: @unchecked Sendable {
         do {
             transport = try WebSocketTransport(trustedCertificatesPEM: pem)
         } catch {
-            throw DatabaseError(.invalidArgument, "useTrustedCertificates: \(error)")
+            throw DatabaseError(.invalidArgument, "useTrustedCertificates: \(error.message)", underlying: error)
         }
-        setting("useTrustedCertificates") { self.transport = transport }
+        setting("useTrustedCertificates") { $0.transport = transport }
     }
 
     /// Makes a storage backend available to ``persistenceBackendName`` (for example `LMDBStore.lmdb`
@@ -155,12 +164,12 @@ public final class Database: @unchecked Sendable {
         Registry.shared.register(backend)
     }
 
-    private func setting(_ name: String, _ change: () -> Void) {
-        lock.withLock {
+    private func setting(_ name: String, _ change: (inout State) -> Void) {
+        state.withLock { state in
             precondition(
-                started == nil,
+                state.started == nil,
                 "Database.\(name) must be set before any other use of the Database instance (the first reference() starts it).")
-            change()
+            change(&state)
         }
     }
 
@@ -187,7 +196,7 @@ public final class Database: @unchecked Sendable {
         } catch {
             preconditionFailure(error.message)
         }
-        let current = lock.withLock { url }
+        let current = state.withLock { $0.url }
         precondition(
             parsed.endpoint.namespace == current.endpoint.namespace,
             "reference(fromURL:) was given \(databaseUrl), which is not in this database (namespace \(current.endpoint.namespace)).")
@@ -199,7 +208,7 @@ public final class Database: @unchecked Sendable {
     /// Disconnects from the server; local writes and events go on, writes queue until ``goOnline()``.
     /// Called before first use, the client starts without connecting at all.
     public func goOffline() {
-        lock.withLock { if started == nil { startOffline = true } }
+        state.withLock { if $0.started == nil { $0.startOffline = true } }
         repo.connection.goOffline()
     }
 
@@ -251,41 +260,44 @@ public final class Database: @unchecked Sendable {
     /// `exp` has passed is not sent: writes wait, queued, until a fresh token is set.
     public func setAuthToken(_ token: String?) {
         tokenStore.set(token)
-        if let repo = lock.withLock({ started }) { repo.authTokenChanged(token) }
+        if let repo = startedRepo { repo.authTokenChanged(token) }
     }
 
     /// Closes the connection and the local store. The instance cannot be used afterwards.
     public func shutdown() {
-        lock.withLock { started }?.shutdown()
+        startedRepo?.shutdown()
     }
 
     /// The client when it has started (no start is caused).
-    var startedRepo: Repo? { lock.withLock { started } }
+    var startedRepo: Repo? { state.withLock { $0.started } }
 
     /// The client, started at first use.
     var repo: Repo {
-        lock.withLock {
-            if let started { return started }
+        state.withLock { state in
+            if let started = state.started { return started }
             let configuration = Repo.Configuration(
-                endpoint: url.endpoint,
-                persistence: persistenceEnabled
-                    ? .init(backend: backendName ?? Registry.shared.defaultBackendName(), directory: directory ?? Database.defaultDirectory(for: url), cacheSizeBytes: Int(cacheBudgetBytes))
+                endpoint: state.url.endpoint,
+                persistence: state.persistenceEnabled
+                    ? .init(
+                        backend: state.backendName ?? Registry.shared.defaultBackendName(),
+                        directory: state.directory ?? Database.defaultDirectory(for: state.url),
+                        cacheSizeBytes: Int(state.cacheBudgetBytes))
                     : nil,
-                callbackQueue: queue,
+                callbackQueue: state.queue,
                 tokenStore: tokenStore,
-                startOffline: startOffline,
-                transport: transport,
+                startOffline: state.startOffline,
+                transport: state.transport,
                 backends: Registry.shared.backends(),
                 transactionHandlers: transactionHandlers)
             let repo = Repo(database: self, configuration: configuration)
-            started = repo
+            state.started = repo
             return repo
         }
     }
 
     /// The URL of a location.
     func url(forPath path: TreePath) -> String {
-        lock.withLock { url }.url(forPath: path.wireForm)
+        state.withLock { $0.url }.url(forPath: path.wireForm)
     }
 
     static func defaultDirectory(for url: DatabaseURL) -> String {

@@ -74,9 +74,16 @@ public struct DatabaseError: CodedError, Sendable, CustomStringConvertible, Loca
     }
 
     /// The error for a status that is not ``SyncProtocol/WireStatus/ok``.
-    init(status: WireStatus, message: String?) {
+    init(status: WireStatus, message: String?, underlying: (any Error)? = nil) {
         let code = Code(status)
-        self.init(code, message ?? DatabaseError.defaultMessage(for: code))
+        self.init(code, message ?? DatabaseError.defaultMessage(for: code), underlying: underlying)
+    }
+
+    /// Words for `cause` to put in a message: a coded error's own message (the store's, the
+    /// transport's), else its localized description. The cause itself goes in ``underlyingError``.
+    static func reason(_ cause: any Error) -> String {
+        if let coded = cause as? any CodedError { return coded.message }
+        return cause.localizedDescription
     }
 
     static func defaultMessage(for code: Code) -> String {

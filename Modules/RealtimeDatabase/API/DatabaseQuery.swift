@@ -8,7 +8,7 @@ import QueryEngine
 /// twice, a key range on a non-key order) stops the program with Firebase's rules in the message,
 /// as Firebase does.
 public class DatabaseQuery: @unchecked Sendable {
-    // Immutable.
+    // @unchecked: immutable, but a non-final class (DatabaseReference extends it) cannot be checked.
     /// The database this query reads (Firebase's `DatabaseReference.database`).
     public let database: Database
     let path: TreePath
@@ -198,12 +198,11 @@ public class DatabaseQuery: @unchecked Sendable {
     /// The first event of `eventType` and its previous sibling's key; throws as
     /// ``observeSingleEvent(of:)`` does.
     public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async throws -> (DataSnapshot, String?) {
-        try await withCheckedThrowingContinuation { continuation in
-            // The registration delivers exactly one of the two (its claim is taken once).
-            register(eventType, once: true, callback: { continuation.resume(returning: ($0, $1)) }, cancel: {
-                continuation.resume(throwing: $0)
-            })
-        }
+        let first = OneShot<(DataSnapshot, String?), any Error>()
+        // The registration delivers exactly one of the two (its claim is taken once).
+        let registration = makeRegistration(eventType, once: true, callback: { first.succeed(($0, $1)) }, cancel: { first.fail($0) })
+        await database.repo.addObserver(registration, for: spec)
+        return try await first.value()
     }
 
     @discardableResult
@@ -211,6 +210,17 @@ public class DatabaseQuery: @unchecked Sendable {
         _ eventType: DataEventType, once: Bool, includeMetadataChanges: Bool = false, callback: @escaping ObserverRegistration.Callback,
         cancel: ObserverRegistration.CancelCallback?
     ) -> DatabaseHandle {
+        let registration = makeRegistration(
+            eventType, once: once, includeMetadataChanges: includeMetadataChanges, callback: callback, cancel: cancel)
+        database.repo.addObserver(registration, for: spec)
+        return registration.handle
+    }
+
+    /// A registration with a fresh handle, not added yet; a single-event one removes itself after its event.
+    private func makeRegistration(
+        _ eventType: DataEventType, once: Bool, includeMetadataChanges: Bool = false, callback: @escaping ObserverRegistration.Callback,
+        cancel: ObserverRegistration.CancelCallback?
+    ) -> ObserverRegistration {
         let repo = database.repo
         let registration = ObserverRegistration(
             handle: repo.makeHandle(), eventType: eventType, once: once, includeMetadataChanges: includeMetadataChanges,
@@ -221,8 +231,7 @@ public class DatabaseQuery: @unchecked Sendable {
                 if let repo { repo.enqueue { repo.removeObserver(withHandle: handle) } }
             }
         }
-        repo.addObserver(registration, for: spec)
-        return registration.handle
+        return registration
     }
 
     /// Stops the observer `handle` (from any `observe` call on this database).
@@ -257,9 +266,9 @@ public class DatabaseQuery: @unchecked Sendable {
 
     /// Reads the data once: from the server when connected, else from the local cache.
     public func getData() async throws -> DataSnapshot {
-        try await withCheckedThrowingContinuation { continuation in
-            database.repo.getData(spec) { continuation.resume(with: $0) }
-        }
+        let answer = OneShot<DataSnapshot, any Error>()
+        await database.repo.getData(spec) { answer.settle($0) }
+        return try await answer.value()
     }
 }
 

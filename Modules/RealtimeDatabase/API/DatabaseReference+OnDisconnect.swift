@@ -28,13 +28,15 @@ extension DatabaseReference {
     /// Registers the set once the server has accepted it.
     @discardableResult
     public func onDisconnectSetValue(_ value: Any?) async throws -> DatabaseReference {
-        try await awaitWrite { self.onDisconnectSetValue(value, withCompletionBlock: $0) }
+        let node = try ValueConversion.node(from: value)
+        return try await awaitWrite { repo, done in try repo.onDisconnectSet(node, at: self.path, completion: done) }
     }
 
     /// Registers the set of `value` and `priority` once the server has accepted it.
     @discardableResult
     public func onDisconnectSetValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
-        try await awaitWrite { self.onDisconnectSetValue(value, andPriority: priority, withCompletionBlock: $0) }
+        let node = try Self.node(value, priority: priority)
+        return try await awaitWrite { repo, done in try repo.onDisconnectSet(node, at: self.path, completion: done) }
     }
 
     /// Removes the data here when this client disconnects.
@@ -66,7 +68,8 @@ extension DatabaseReference {
     /// Registers the update once the server has accepted it.
     @discardableResult
     public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
-        try await awaitWrite { self.onDisconnectUpdateChildValues(values, withCompletionBlock: $0) }
+        let children = try Self.updateChildren(values)
+        return try await awaitWrite { repo, done in try repo.onDisconnectUpdate(children, at: self.path, completion: done) }
     }
 
     /// Cancels every onDisconnect write registered here and below.
@@ -82,7 +85,7 @@ extension DatabaseReference {
     /// Cancels the onDisconnect writes here and below once the server has.
     @discardableResult
     public func cancelDisconnectOperations() async throws -> DatabaseReference {
-        try await awaitWrite { self.cancelDisconnectOperations(completionBlock: $0) }
+        try await awaitWrite { repo, done in repo.onDisconnectCancel(at: self.path, completion: done) }
     }
 
     private func onDisconnectSet(completion: (((any Error)?, DatabaseReference) -> Void)?, _ makeNode: () throws(DatabaseError) -> Node) {

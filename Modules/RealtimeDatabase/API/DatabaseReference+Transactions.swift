@@ -32,24 +32,19 @@ extension DatabaseReference {
     ///
     /// - Throws: ``DatabaseError`` (`maxretry`, `disconnected`, `overriddenbyset`, rule denials).
     public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult) async throws -> (Bool, DataSnapshot) {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>) in
-            runTransactionBlock(block, andCompletionBlock: { error, committed, snapshot in
-                DatabaseReference.resume(continuation, error: error, committed: committed, snapshot: snapshot)
-            }, withLocalEvents: true)
-        }
+        precondition(path.firstKey != .info, "Transactions are not allowed on /.info locations.")
+        let outcome = OneShot<(Bool, DataSnapshot), DatabaseError>()
+        await database.repo.startTransaction(at: path, update: block, completion: { error, committed, snapshot in
+            outcome.settle(DatabaseReference.transactionOutcome(error: error, committed: committed, snapshot: snapshot))
+        }, applyLocally: true)
+        return try await outcome.value()
     }
 
-    /// Ends an async transaction call with a transaction's outcome as its completion block hears it.
-    static func resume(
-        _ continuation: CheckedContinuation<(Bool, DataSnapshot), any Error>, error: (any Error)?, committed: Bool, snapshot: DataSnapshot?
-    ) {
-        if let error {
-            continuation.resume(throwing: error)
-        } else if let snapshot {
-            continuation.resume(returning: (committed, snapshot))
-        } else {
-            // Never a made-up empty snapshot: without data there is an error to report.
-            continuation.resume(throwing: DatabaseError(.disconnected, "The transaction ended without its data."))
-        }
+    /// A transaction's outcome, as its completion block hears it, as the async forms return it.
+    static func transactionOutcome(error: DatabaseError?, committed: Bool, snapshot: DataSnapshot?) -> Result<(Bool, DataSnapshot), DatabaseError> {
+        if let error { return .failure(error) }
+        // Never a made-up empty snapshot: without data there is an error to report.
+        guard let snapshot else { return .failure(DatabaseError(.disconnected, "The transaction ended without its data.")) }
+        return .success((committed, snapshot))
     }
 }

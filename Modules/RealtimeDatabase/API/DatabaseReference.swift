@@ -9,6 +9,7 @@ import QueryEngine
 /// to the server in order (queued while offline). Invalid keys, paths and values write nothing:
 /// the completion block (or the `async` form) gets a ``DatabaseError`` with code
 /// `invalidArgument`; without a completion block the error is logged.
+// @unchecked, as its superclass: immutable, but a subclass of a non-final class cannot be checked.
 public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     init(database: Database, path: TreePath) {
         super.init(database: database, path: path, params: .default)
@@ -83,15 +84,20 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     }
 
     /// Replaces the data here once the server has it.
+    ///
+    /// The write is on disk (with persistence) and local listeners' events are queued before the
+    /// call suspends for the server's answer; the calling task's thread is never blocked.
     @discardableResult
     public func setValue(_ value: Any?) async throws -> DatabaseReference {
-        try await awaitWrite { self.setValue(value, withCompletionBlock: $0) }
+        let node = try ValueConversion.node(from: value)
+        return try await awaitWrite { repo, done in try await repo.set(node, at: self.path, completion: done) }
     }
 
     /// Replaces the data and priority here once the server has it.
     @discardableResult
     public func setValue(_ value: Any?, andPriority priority: Any?) async throws -> DatabaseReference {
-        try await awaitWrite { self.setValue(value, andPriority: priority, withCompletionBlock: $0) }
+        let node = try Self.node(value, priority: priority)
+        return try await awaitWrite { repo, done in try await repo.set(node, at: self.path, completion: done) }
     }
 
     /// Removes the data here.
@@ -121,7 +127,9 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     /// Sets the priority here once the server has it.
     @discardableResult
     public func setPriority(_ priority: Any?) async throws -> DatabaseReference {
-        try await awaitWrite { self.setPriority(priority, withCompletionBlock: $0) }
+        let node = try ValueConversion.node(from: priority)
+        let priorityPath = path.appending(TreePath(keys: [.priority]))
+        return try await awaitWrite { repo, done in try await repo.set(node, at: priorityPath, completion: done) }
     }
 
     /// Writes several locations below this one at once: keys are relative paths (`"a/b"`),
@@ -138,7 +146,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
     /// Writes several locations at once, once the server has them.
     @discardableResult
     public func updateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
-        try await awaitWrite { self.updateChildValues(values, withCompletionBlock: $0) }
+        let children = try Self.updateChildren(values)
+        return try await awaitWrite { repo, done in try await repo.update(children, at: self.path, completion: done) }
     }
 
     private func updateChildValues(_ values: [AnyHashable: Any], completion: (((any Error)?, DatabaseReference) -> Void)?) {
@@ -193,12 +202,17 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         database.repo.complete { completion(error) }
     }
 
-    func awaitWrite(_ start: (@escaping ((any Error)?, DatabaseReference) -> Void) -> Void) async throws -> DatabaseReference {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DatabaseReference, any Error>) in
-            start { error, reference in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: reference) }
-            }
+    /// The `async` form of a write: `start` hands the write to the repo with a completion (and
+    /// suspends until the repo has taken it), then this waits, suspended, for the server's answer.
+    ///
+    /// - Throws: what `start` throws (nothing was written), or the server's refusal.
+    func awaitWrite(_ start: (Repo, @escaping WriteCompletion) async throws -> Void) async throws -> DatabaseReference {
+        let answer = OneShot<Void, DatabaseError>()
+        try await start(database.repo) { error in
+            if let error { answer.fail(error) } else { answer.succeed() }
         }
+        try await answer.value()
+        return self
     }
 
     // MARK: - Paths
@@ -215,7 +229,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {
         do {
             return try TreePath(validating: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
     }
 

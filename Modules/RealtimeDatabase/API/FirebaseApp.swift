@@ -1,22 +1,22 @@
 public import Foundation
+import Synchronization
 
 /// The options of a ``FirebaseApp``, as Firebase's `FirebaseOptions`: of them, this library uses
 /// ``databaseURL``; the others are kept so code that sets or reads them compiles and behaves.
-public final class FirebaseOptions: NSObject, @unchecked Sendable {
-    // Mutable state is guarded by `lock`, as apps share their options across threads.
-    private let lock = NSLock()
-    private var values: [String: String]
+public final class FirebaseOptions: NSObject, Sendable {
+    /// The options by plist key, shared across threads as apps share their options.
+    private let values: Mutex<[String: String]>
 
     /// Options for the app with `googleAppID` and `gcmSenderID` (no database URL yet).
     public init(googleAppID: String, gcmSenderID: String) {
-        values = ["GOOGLE_APP_ID": googleAppID, "GCM_SENDER_ID": gcmSenderID]
+        values = Mutex(["GOOGLE_APP_ID": googleAppID, "GCM_SENDER_ID": gcmSenderID])
     }
 
     /// The options in a `GoogleService-Info.plist`, or nil when the file cannot be read.
     public init?(contentsOfFile plistPath: String) {
         guard let data = FileManager.default.contents(atPath: plistPath),
               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else { return nil }
-        values = plist.compactMapValues { $0 as? String }
+        values = Mutex(plist.compactMapValues { $0 as? String })
     }
 
     /// The options of `GoogleService-Info.plist` in the main bundle, or nil when there is none.
@@ -26,8 +26,8 @@ public final class FirebaseOptions: NSObject, @unchecked Sendable {
     }
 
     private subscript(key: String) -> String? {
-        get { lock.withLock { values[key] } }
-        set { lock.withLock { values[key] = newValue } }
+        get { values.withLock { $0[key] } }
+        set { values.withLock { $0[key] = newValue } }
     }
 
     /// The Realtime Database URL (`DATABASE_URL`): `https://<namespace>.firebaseio.com`, or
@@ -76,13 +76,12 @@ public final class FirebaseOptions: NSObject, @unchecked Sendable {
 
 /// A configured app, as Firebase's `FirebaseApp`: a name and its options. ``Database/database(app:)``
 /// gives the app's database; ``configure()`` sets up the default app.
-public final class FirebaseApp: NSObject, @unchecked Sendable {
+public final class FirebaseApp: NSObject, Sendable {
     /// The name of the default app.
     public static let defaultAppName = "__FIRAPP_DEFAULT"
 
-    private static let lock = NSLock()
-    // Guarded by `lock`.
-    nonisolated(unsafe) private static var apps: [String: FirebaseApp] = [:]
+    /// The configured apps by name.
+    private static let apps = Mutex<[String: FirebaseApp]>([:])
 
     /// The app's name.
     public let name: String
@@ -111,7 +110,7 @@ public final class FirebaseApp: NSObject, @unchecked Sendable {
     /// Configures the app called `name` with `options`. Configuring a name twice stops the
     /// program, as Firebase does.
     public static func configure(name: String, options: FirebaseOptions) {
-        lock.withLock {
+        apps.withLock { apps in
             precondition(apps[name] == nil, "The app \(name) is already configured; configure each app once.")
             apps[name] = FirebaseApp(name: name, options: options)
         }
@@ -122,17 +121,17 @@ public final class FirebaseApp: NSObject, @unchecked Sendable {
     public static func app() -> FirebaseApp? { app(name: defaultAppName) }
 
     /// The app called `name`, or nil.
-    public static func app(name: String) -> FirebaseApp? { lock.withLock { apps[name] } }
+    public static func app(name: String) -> FirebaseApp? { apps.withLock { $0[name] } }
 
     /// Every configured app by name, or nil when there is none.
     public static var allApps: [String: FirebaseApp]? {
-        let all = lock.withLock { apps }
+        let all = apps.withLock { $0 }
         return all.isEmpty ? nil : all
     }
 
     /// Removes the app; `completion` hears whether it was configured.
     public func delete(_ completion: @escaping (Bool) -> Void) {
-        let removed = Self.lock.withLock { Self.apps.removeValue(forKey: name) != nil }
+        let removed = Self.apps.withLock { $0.removeValue(forKey: name) != nil }
         completion(removed)
     }
 }

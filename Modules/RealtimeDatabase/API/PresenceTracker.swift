@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Presence in one call: the connections-list pattern of Firebase's offline page, done once and
 /// without its race.
@@ -23,16 +24,20 @@ import Logging
 /// dropped (a queued write is sent again after a reconnect, after the server already ran the old
 /// entry's removal). Several devices per user are several entries; the user is online while any
 /// remains.
-public final class PresenceTracker: @unchecked Sendable {
-    // Mutable state is guarded by `lock`.
+public final class PresenceTracker: Sendable {
     /// The user this tracker marks online.
     public let user: String
     private let database: Database
     private let userRef: DatabaseReference
-    private let lock = NSLock()
-    private var connectedHandle: DatabaseHandle?
-    private var generation = 0
-    private var entry: DatabaseReference?
+
+    private struct State {
+        var connectedHandle: DatabaseHandle?
+        /// Counts connections (and ``stop()``): an arming that is not the latest gives up.
+        var generation = 0
+        var entry: DatabaseReference?
+    }
+
+    private let state = Mutex(State())
 
     /// A tracker for `user` under `root` (`presence` by default). Nothing happens until ``start()``.
     public init(database: Database, root: String = "presence", user: String) {
@@ -48,17 +53,17 @@ public final class PresenceTracker: @unchecked Sendable {
             guard let self, snapshot.value as? Bool == true else { return }
             self.arm()
         }
-        lock.withLock { connectedHandle = handle }
+        state.withLock { $0.connectedHandle = handle }
     }
 
     /// Takes a new entry for this connection and marks it online once the server holds its
     /// onDisconnect operations.
     private func arm() {
         let entryRef = userRef.child("connections").childByAutoId()
-        let (current, previous): (Int, DatabaseReference?) = lock.withLock {
-            generation += 1
-            defer { entry = entryRef }
-            return (generation, entry)
+        let (current, previous): (Int, DatabaseReference?) = state.withLock { state in
+            state.generation += 1
+            defer { state.entry = entryRef }
+            return (state.generation, state.entry)
         }
         let lastOnline = userRef.child("lastOnline")
         Task {
@@ -67,7 +72,7 @@ public final class PresenceTracker: @unchecked Sendable {
                 if let previous { _ = try await previous.removeValue() }
                 _ = try await lastOnline.onDisconnectSetValue(ServerValue.timestamp())
                 _ = try await entryRef.onDisconnectRemoveValue()
-                guard lock.withLock({ generation == current }) else { return }
+                guard state.withLock({ $0.generation == current }) else { return }
                 _ = try await entryRef.setValue(true)
             } catch {
                 // The connection dropped while arming: the next connection arms again.
@@ -79,15 +84,15 @@ public final class PresenceTracker: @unchecked Sendable {
     /// Stops tracking: cancels this device's onDisconnect operations, then removes its entry and
     /// sets `lastOnline` to the server's clock in one update. Returns once the server has done so.
     public func stop() async throws {
-        let (handle, entryRef): (DatabaseHandle?, DatabaseReference?) = lock.withLock {
-            generation += 1
+        let (handle, entryRef): (DatabaseHandle?, DatabaseReference?) = state.withLock { state in
+            state.generation += 1
             defer {
-                connectedHandle = nil
-                entry = nil
+                state.connectedHandle = nil
+                state.entry = nil
             }
-            return (connectedHandle, entry)
+            return (state.connectedHandle, state.entry)
         }
-        if let handle { database.reference(withPath: ".info/connected").removeObserver(withHandle: handle) }
+        if let handle { await database.repo.removeObserver(withHandle: handle) }
         let lastOnline = userRef.child("lastOnline")
         if let entryRef { _ = try await entryRef.cancelDisconnectOperations() }
         _ = try await lastOnline.cancelDisconnectOperations()

@@ -18,6 +18,7 @@ extension Database {
     /// Encodes `Encodable` values into Foundation trees (`[String: Any]`, `[Any]`, `NSNumber`,
     /// `String`, `NSNull`) that ``DatabaseReference/setValue(_:)`` accepts, as Firebase's
     /// `Database.Encoder` does, with the same strategies.
+    // @unchecked, as Firebase's: configure it before sharing it; each call reads the settings once.
     public final class Encoder: @unchecked Sendable {
         /// How dates are written (default: seconds since 2001, `deferredToDate`).
         public typealias DateEncodingStrategy = JSONEncoder.DateEncodingStrategy
@@ -63,6 +64,7 @@ extension Database {
 
     /// Decodes `Decodable` values from Foundation trees (`snapshot.value`, a `[String: Any]`), as
     /// Firebase's `Database.Decoder` does, with the same strategies.
+    // @unchecked, as Firebase's: configure it before sharing it; each call reads the settings once.
     public final class Decoder: @unchecked Sendable {
         /// How dates are read (default: seconds since 2001, `deferredToDate`).
         public typealias DateDecodingStrategy = JSONDecoder.DateDecodingStrategy

@@ -1,6 +1,7 @@
 public import Foundation
 
 /// What a transaction block returns: commit the new data, or abort (Firebase's `TransactionResult`).
+// @unchecked: immutable; the MutableData it carries is only touched by the transaction block's thread.
 public final class TransactionResult: NSObject, @unchecked Sendable {
     /// The data to commit, or `nil` to abort.
     let value: MutableData?

@@ -1,25 +1,28 @@
 import CoreTree
 import Foundation
 import QueryEngine
+import Synchronization
 
 /// One `observe` call: the event type, the blocks, and whether it is still wanted.
 ///
 /// The sync tree holds it as an `EventRegistration` (compared by identity); its blocks run on the
 /// callback queue, and not at all once it is removed, even for events already queued.
+///
+/// `@unchecked Sendable`: its blocks are the app's non-`Sendable` closures, run on the callback
+/// queue only; `onFirstEvent` is set before the registration is shared and `lastDelivered` is
+/// touched on the repo queue only. Whether it is still wanted is behind a `Mutex`.
 final class ObserverRegistration: EventRegistration, @unchecked Sendable {
     typealias Callback = (DataSnapshot, String?) -> Void
     typealias CancelCallback = (any Error) -> Void
 
-    // `active` and `fired` are guarded by `lock`; the rest is immutable.
     let handle: DatabaseHandle
     let eventType: DataEventType
     private let callback: Callback?
     private let cancelCallback: CancelCallback?
     /// For `observeSingleEvent`: deliver one event, then call `onFirstEvent`.
     private let once: Bool
-    private let lock = NSLock()
-    private var active = true
-    private var fired = false
+    /// Whether blocks may still run, and whether a single-event observer has had its event.
+    private let state = Mutex((active: true, fired: false))
     var onFirstEvent: (@Sendable () -> Void)?
     /// Whether a `value` observer also hears when only its snapshot's metadata changes.
     let includeMetadataChanges: Bool
@@ -49,13 +52,13 @@ final class ObserverRegistration: EventRegistration, @unchecked Sendable {
     var wantsCancelEvents: Bool { cancelCallback != nil || once }
 
     /// No more blocks after this.
-    func deactivate() { lock.withLock { active = false } }
+    func deactivate() { state.withLock { $0.active = false } }
 
     /// Whether a block may run now; for single-event observers, true only the first time.
     private func claim() -> Bool {
-        lock.withLock {
-            guard active, !(once && fired) else { return false }
-            fired = true
+        state.withLock { state in
+            guard state.active, !(once && state.fired) else { return false }
+            state.fired = true
             return true
         }
     }

@@ -5,35 +5,49 @@ import Presence
 import QueryEngine
 import SyncClient
 import SyncProtocol
+import Synchronization
 
 extension Repo {
     // MARK: - Observers
 
     /// Adds an observer; its initial events (from memory or the disk cache) are raised at once.
     func addObserver(_ registration: ObserverRegistration, for query: QuerySpec) {
-        perform {
-            observers[registration.handle] = (registration, query)
-            if registration.includeMetadataChanges { metadataObservers[registration.handle] = (registration, query) }
-            raise(tree(for: query.path).addEventRegistration(registration, for: query))
-        }
+        perform { addObserverOnQueue(registration, for: query) }
     }
 
-    /// A fresh observer handle.
+    /// As ``addObserver(_:for:)``, for the `async` API: suspends until the initial events are queued.
+    func addObserver(_ registration: ObserverRegistration, for query: QuerySpec) async {
+        await performSuspending { $0.addObserverOnQueue(registration, for: query) }
+    }
+
+    private func addObserverOnQueue(_ registration: ObserverRegistration, for query: QuerySpec) {
+        queue.preconditionOnQueue()
+        observers[registration.handle] = (registration, query)
+        if registration.includeMetadataChanges { metadataObservers[registration.handle] = (registration, query) }
+        raise(tree(for: query.path).addEventRegistration(registration, for: query))
+    }
+
+    /// A fresh observer handle (from any thread).
     func makeHandle() -> DatabaseHandle {
-        perform {
-            defer { nextHandle += 1 }
-            return nextHandle
-        }
+        nextHandle.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
     /// Removes one observer.
     func removeObserver(withHandle handle: DatabaseHandle) {
-        perform {
-            metadataObservers[handle] = nil
-            guard let (registration, query) = observers.removeValue(forKey: handle) else { return }
-            registration.deactivate()
-            raise(tree(for: query.path).removeEventRegistration(registration, for: query))
-        }
+        perform { removeObserverOnQueue(withHandle: handle) }
+    }
+
+    /// As ``removeObserver(withHandle:)``, for the `async` API.
+    func removeObserver(withHandle handle: DatabaseHandle) async {
+        await performSuspending { $0.removeObserverOnQueue(withHandle: handle) }
+    }
+
+    private func removeObserverOnQueue(withHandle handle: DatabaseHandle) {
+        queue.preconditionOnQueue()
+        metadataObservers[handle] = nil
+        guard let (registration, query) = observers.removeValue(forKey: handle) else { return }
+        registration.deactivate()
+        raise(tree(for: query.path).removeEventRegistration(registration, for: query))
     }
 
     /// Removes every observer of `query` (of every query at its location for the default query).
@@ -76,7 +90,7 @@ extension Repo {
             do {
                 try persistence.purgeCache()
             } catch {
-                throw DatabaseError(.storageFailure, "The cache could not be purged: \(error)", underlying: error)
+                throw DatabaseError(.storageFailure, "The cache could not be purged: \(DatabaseError.reason(error))", underlying: error)
             }
         }
     }

@@ -10,25 +10,34 @@ import Persistence
 extension Repo {
     /// Queues a named transaction and starts it.
     func startNamedTransaction(at path: TreePath, name: String, arguments: Node, completion: TransactionRecord.Completion?) {
-        perform {
-            guard let entry = transactionHandlers.entry(named: name) else {
-                let error = DatabaseError(
-                    .invalidArgument, "No transaction handler is registered as \"\(name)\"; register it with Database.registerTransaction(named:_:) at start-up.")
-                if let completion { complete { completion(error, false, nil) } }
-                return
-            }
-            let sequence = nextWriteId
-            nextWriteId += 1
-            do {
-                try persistence?.saveNamedTransaction(path: path, name: name, arguments: arguments, writeId: sequence)
-            } catch {
-                let failure = DatabaseError(.storageFailure, "The transaction could not be saved to the local store: \(error)", underlying: error)
-                if let completion { complete { completion(failure, false, nil) } }
-                return
-            }
-            _ = stamps.stamp(sequence)
-            launch(TransactionRecord.Named(name: name, arguments: arguments, sequence: sequence), at: path, handler: entry.handler, completion: completion)
+        perform { beginNamedTransaction(at: path, name: name, arguments: arguments, completion: completion) }
+    }
+
+    /// As ``startNamedTransaction(at:name:arguments:completion:)``, for the `async` API: suspends
+    /// (instead of blocking a thread) until the request is in the disk queue and has run once.
+    func startNamedTransaction(at path: TreePath, name: String, arguments: Node, completion: TransactionRecord.Completion?) async {
+        await performSuspending { $0.beginNamedTransaction(at: path, name: name, arguments: arguments, completion: completion) }
+    }
+
+    private func beginNamedTransaction(at path: TreePath, name: String, arguments: Node, completion: TransactionRecord.Completion?) {
+        queue.preconditionOnQueue()
+        guard let entry = transactionHandlers.entry(named: name) else {
+            let error = DatabaseError(
+                .invalidArgument, "No transaction handler is registered as \"\(name)\"; register it with Database.registerTransaction(named:_:) at start-up.")
+            if let completion { complete { completion(error, false, nil) } }
+            return
         }
+        let sequence = nextWriteId
+        nextWriteId += 1
+        do {
+            try persistence?.saveNamedTransaction(path: path, name: name, arguments: arguments, writeId: sequence)
+        } catch {
+            let failure = DatabaseError(.storageFailure, "The transaction could not be saved to the local store, so it did not run: \(DatabaseError.reason(error))", underlying: error)
+            if let completion { complete { completion(failure, false, nil) } }
+            return
+        }
+        _ = stamps.stamp(sequence)
+        launch(TransactionRecord.Named(name: name, arguments: arguments, sequence: sequence), at: path, handler: entry.handler, completion: completion)
     }
 
     /// Keeps a named transaction read from the disk queue until its handler is registered.

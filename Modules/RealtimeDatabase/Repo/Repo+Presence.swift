@@ -106,7 +106,7 @@ extension Repo {
         do {
             try Validation.validateUpdate(children, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
         let box = UncheckedBox(children)
         connection.onDisconnectMerge(path: path, children: children, onComplete: onQueue { repo, status in
@@ -146,7 +146,7 @@ final class InfoListenProvider: ListenProvider {
 
 /// Hands connection events to the repo queue, in the order the connection reports them.
 final class RepoConnectionDelegate: ConnectionDelegate, @unchecked Sendable {
-    // Set once, before the connection starts.
+    // @unchecked: `repo` is set once, before the connection starts, and only read afterwards.
     weak var repo: Repo?
 
     func connectionDidConnect(serverTimeOffsetMilliseconds: Int64, sessionID: String) {

@@ -15,18 +15,37 @@ extension Repo {
         at path: TreePath, update: @escaping TransactionRecord.Update, completion: TransactionRecord.Completion?, applyLocally: Bool,
         named: TransactionRecord.Named? = nil
     ) {
-        perform {
-            // A hidden observer keeps the location listened to, so retries see fresh data.
-            let registration = ObserverRegistration(handle: 0, eventType: .value, callback: nil, cancel: nil)
-            raise(syncTree.addEventRegistration(registration, for: .default(at: path)))
-            let record = TransactionRecord(
-                id: nextTransactionId, path: path, update: update, completion: completion,
-                applyLocally: applyLocally, registration: registration, named: named)
-            nextTransactionId += 1
-            guard run(record, on: syncTree.calcCompleteEventCache(path: path)) else { return }
-            transactions.append(record)
-            sendReadyTransactions()
+        perform { beginTransaction(at: path, update: update, completion: completion, applyLocally: applyLocally, named: named) }
+    }
+
+    /// As ``startTransaction(at:update:completion:applyLocally:named:)``, for the `async` API:
+    /// suspends (instead of blocking a thread) until the block has run once and its local events
+    /// are queued.
+    func startTransaction(
+        at path: TreePath, update: @escaping TransactionRecord.Update, completion: TransactionRecord.Completion?, applyLocally: Bool
+    ) async {
+        // The app's block is not `Sendable`; it runs on the repo queue only.
+        let box = UncheckedBox(update)
+        await performSuspending { repo in
+            repo.beginTransaction(at: path, update: box.value, completion: completion, applyLocally: applyLocally, named: nil)
         }
+    }
+
+    private func beginTransaction(
+        at path: TreePath, update: @escaping TransactionRecord.Update, completion: TransactionRecord.Completion?, applyLocally: Bool,
+        named: TransactionRecord.Named?
+    ) {
+        queue.preconditionOnQueue()
+        // A hidden observer keeps the location listened to, so retries see fresh data.
+        let registration = ObserverRegistration(handle: 0, eventType: .value, callback: nil, cancel: nil)
+        raise(syncTree.addEventRegistration(registration, for: .default(at: path)))
+        let record = TransactionRecord(
+            id: nextTransactionId, path: path, update: update, completion: completion,
+            applyLocally: applyLocally, registration: registration, named: named)
+        nextTransactionId += 1
+        guard run(record, on: syncTree.calcCompleteEventCache(path: path)) else { return }
+        transactions.append(record)
+        sendReadyTransactions()
     }
 
     /// Runs the block on `input` and applies its result locally. Returns false if the

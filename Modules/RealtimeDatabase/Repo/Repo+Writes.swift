@@ -18,54 +18,82 @@ extension Repo {
     /// - Throws: ``DatabaseError`` (`invalidArgument`, `storageFailure`); nothing is written then.
     func set(_ node: Node, at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
         try Repo.validateWrite(node, at: path)
-        try perform { () throws(DatabaseError) in
-            let writeId = nextWriteId
-            let estimate = try resolvingServerValues(node, at: path)
-            var events: [SyncEvent]
-            do {
-                events = try syncTree.applyUserOverwrite(path: path, node: estimate, writeId: writeId, stored: node)
-            } catch {
-                throw DatabaseError(.storageFailure, "The write could not be saved to the local store: \(error)", underlying: error)
-            }
-            nextWriteId += 1
-            events += abortTransactions(overlapping: path, because: .overriddenBySet)
-            raise(events)
-            connection.put(path: path, data: node, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
-                repo.writeAcknowledged(writeId, status, completion)
-            })
+        try perform { () throws(DatabaseError) in try applySet(node, at: path, completion: completion) }
+    }
+
+    /// As ``set(_:at:completion:)``, for the `async` API: suspends (instead of blocking a thread)
+    /// until the write is saved to the disk queue and its local events are queued.
+    func set(_ node: Node, at path: TreePath, completion: WriteCompletion?) async throws(DatabaseError) {
+        try Repo.validateWrite(node, at: path)
+        try await performSuspending { (repo: Repo) throws(DatabaseError) in try repo.applySet(node, at: path, completion: completion) }
+    }
+
+    private func applySet(_ node: Node, at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        queue.preconditionOnQueue()
+        let writeId = nextWriteId
+        let estimate = try resolvingServerValues(node, at: path)
+        var events: [SyncEvent]
+        do {
+            events = try syncTree.applyUserOverwrite(path: path, node: estimate, writeId: writeId, stored: node)
+        } catch {
+            throw DatabaseError(.storageFailure, "The write could not be saved to the local store, so nothing was written: \(DatabaseError.reason(error))", underlying: error)
         }
+        nextWriteId += 1
+        events += abortTransactions(overlapping: path, because: .overriddenBySet)
+        raise(events)
+        connection.put(path: path, data: node, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
+            repo.writeAcknowledged(writeId, status, completion)
+        })
     }
 
     /// Writes each child (relative path → node, placeholders unresolved) below `path` at once.
     func update(_ children: [(path: TreePath, node: Node)], at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        guard try Repo.validateUpdate(children, at: path) else {
+            if let completion { complete { completion(nil) } }
+            return
+        }
+        try perform { () throws(DatabaseError) in try applyUpdate(children, at: path, completion: completion) }
+    }
+
+    /// As ``update(_:at:completion:)``, for the `async` API: suspends (instead of blocking a
+    /// thread) until the update is saved to the disk queue and its local events are queued.
+    func update(_ children: [(path: TreePath, node: Node)], at path: TreePath, completion: WriteCompletion?) async throws(DatabaseError) {
+        guard try Repo.validateUpdate(children, at: path) else {
+            if let completion { complete { completion(nil) } }
+            return
+        }
+        try await performSuspending { (repo: Repo) throws(DatabaseError) in try repo.applyUpdate(children, at: path, completion: completion) }
+    }
+
+    /// Whether an update has anything to write; throws when it is invalid.
+    private static func validateUpdate(_ children: [(path: TreePath, node: Node)], at path: TreePath) throws(DatabaseError) -> Bool {
         if InfoTree.contains(path) { throw Repo.infoWriteError(path) }
         do {
             try Validation.validateUpdate(children, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
-        if children.isEmpty {
-            if let completion { complete { completion(nil) } }
-            return
+        return !children.isEmpty
+    }
+
+    private func applyUpdate(_ children: [(path: TreePath, node: Node)], at path: TreePath, completion: WriteCompletion?) throws(DatabaseError) {
+        queue.preconditionOnQueue()
+        let writeId = nextWriteId
+        let estimates = try resolved(children, at: path)
+        var events: [SyncEvent]
+        do {
+            events = try syncTree.applyUserMerge(path: path, children: estimates, writeId: writeId, stored: children)
+        } catch {
+            throw DatabaseError(.storageFailure, "The update could not be saved to the local store, so nothing was written: \(DatabaseError.reason(error))", underlying: error)
         }
-        try perform { () throws(DatabaseError) in
-            let writeId = nextWriteId
-            let estimates = try resolved(children, at: path)
-            var events: [SyncEvent]
-            do {
-                events = try syncTree.applyUserMerge(path: path, children: estimates, writeId: writeId, stored: children)
-            } catch {
-                throw DatabaseError(.storageFailure, "The update could not be saved to the local store: \(error)", underlying: error)
-            }
-            nextWriteId += 1
-            for child in children {
-                events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
-            }
-            raise(events)
-            connection.merge(path: path, children: children, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
-                repo.writeAcknowledged(writeId, status, completion)
-            })
+        nextWriteId += 1
+        for child in children {
+            events += abortTransactions(overlapping: path.appending(child.path), because: .overriddenBySet)
         }
+        raise(events)
+        connection.merge(path: path, children: children, stamp: stamps.stamp(writeId), onComplete: onQueue { repo, status in
+            repo.writeAcknowledged(writeId, status, completion)
+        })
     }
 
     /// Children with their server values estimated from the local data and clock.
@@ -171,7 +199,7 @@ extension Repo {
         do {
             try Validation.validateWrite(node, at: path)
         } catch {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         }
     }
 

@@ -7,17 +7,21 @@ import Presence
 import QueryEngine
 import SyncClient
 import SyncProtocol
+import Synchronization
 
 /// The client's engine room: wires the sync tree, persistence, the connection, the `.info` tree,
 /// onDisconnect bookkeeping and the transaction queue together.
 ///
-/// All state lives on one serial domain, ``RepoQueue``: public API calls enter it synchronously
-/// (``perform(_:)``, re-entrant, so a write is durable and its local events queued before the call
-/// returns); connection callbacks enter it asynchronously, in the order the connection reports
-/// them. Listener blocks run on the callback queue, in order.
+/// All state lives on one serial domain, ``RepoQueue``: synchronous public API calls enter it
+/// with ``perform(_:)`` (re-entrant, so a write is durable and its local events queued before the
+/// call returns), `async` ones with ``performSuspending(_:)`` (the same guarantee, but the caller
+/// suspends instead of blocking a cooperative thread); connection callbacks enter it
+/// asynchronously, in the order the connection reports them. Listener blocks run on the callback
+/// queue, in order.
 ///
 /// `@unchecked Sendable` because every mutable property is touched only on ``queue``: the entry
-/// points (``perform(_:)``, ``onQueue(_:)``, ``enqueue(_:)``) put the caller there, and ``raise(_:)``,
+/// points (``perform(_:)``, ``performSuspending(_:)``, ``onQueue(_:)``, ``enqueue(_:)``) put the
+/// caller there, and ``raise(_:)``,
 /// through which every state change reaches listeners, checks it.
 final class Repo: @unchecked Sendable {
     struct Configuration {
@@ -59,7 +63,8 @@ final class Repo: @unchecked Sendable {
     let persistenceError: DatabaseError?
     let connection: PersistentConnection
     var observers: [DatabaseHandle: (registration: ObserverRegistration, query: QuerySpec)] = [:]
-    var nextHandle: DatabaseHandle = 1
+    /// The next observer handle; atomic, so a handle is made without entering the queue.
+    let nextHandle = Atomic<DatabaseHandle>(1)
     var keptSynced: [QuerySpec: KeepSyncedRegistration] = [:]
     var transactions: [TransactionRecord] = []
     /// The app's named transaction handlers.
@@ -148,7 +153,9 @@ final class Repo: @unchecked Sendable {
                     underlying: error)
             } else {
                 failure = DatabaseError(
-                    .storageFailure, "Persistence is off: the local store at \(settings.directory) could not be opened: \(error)", underlying: error)
+                    .storageFailure,
+                    "Persistence is off for this Database: the local store at \(settings.directory) could not be opened (\(DatabaseError.reason(error))). Check the directory and the persistence settings; the Database works without persistence meanwhile.",
+                    underlying: error)
             }
             logger.error("\(failure.message)")
             return .failure(failure)
@@ -159,6 +166,13 @@ final class Repo: @unchecked Sendable {
     /// transaction block or a listener set up from inside the repo).
     func perform<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         try queue.sync(body)
+    }
+
+    /// Runs `body` on the repo queue, after everything queued before it, and suspends until it
+    /// has run: the entry point of the `async` API, which must not block a cooperative thread
+    /// while a write is made durable.
+    func performSuspending<T: Sendable, E: Error>(_ body: @escaping @Sendable (Repo) throws(E) -> T) async throws(E) -> T {
+        try await queue.value { [self] () throws(E) -> T in try body(self) }
     }
 
     /// A callback for the connection that continues on the repo queue, if the repo still exists.

@@ -3,11 +3,12 @@ import Dispatch
 /// The client's one serial domain: the dispatch queue every piece of the repo's state lives on,
 /// and the checks that code touching that state runs there.
 ///
-/// Public API calls enter with ``sync(_:)`` (re-entrant: a transaction block or a listener that
-/// calls the API from inside the repo runs directly), so a write is durable and its events are
-/// queued before the call returns. Reports from the connection enter with ``async(_:)``, in the
-/// order they were made; questions from async code (a listen's hash) with ``value(_:)``, which
-/// suspends instead of blocking. State accessors call ``preconditionOnQueue()`` (as GRDB's
+/// Synchronous public API calls enter with ``sync(_:)`` (re-entrant: a transaction block or a
+/// listener that calls the API from inside the repo runs directly), so a write is durable and its
+/// events are queued before the call returns. `async` API calls and questions from async code (a
+/// listen's hash) enter with ``value(_:)``, which gives the same guarantee when it returns but
+/// suspends the caller instead of blocking a thread of the cooperative pool. Reports from the
+/// connection enter with ``async(_:)``, in the order they were made. State accessors call ``preconditionOnQueue()`` (as GRDB's
 /// `SerializedDatabase` checks its queue), so a call from the wrong thread stops at once instead
 /// of racing.
 final class RepoQueue: Sendable {
@@ -38,12 +39,14 @@ final class RepoQueue: Sendable {
     }
 
     /// Computes `body` on the queue, after everything queued before it, suspending the caller
-    /// (never blocking its thread) until the result is ready. For async callers such as the
-    /// connection actor asking for a listen's hash.
-    func value<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: body()) }
+    /// (never blocking its thread) until the result is ready, and rethrows what `body` throws.
+    /// For every async caller: the async public API, the connection actor asking for a listen's
+    /// hash. Never called from the queue itself (an async function never runs there).
+    func value<T: Sendable, E: Error>(_ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+            queue.async { continuation.resume(returning: Result { () throws(E) -> T in try body() }) }
         }
+        return try result.get()
     }
 
     /// Runs `body` on the queue later, after everything queued before it.

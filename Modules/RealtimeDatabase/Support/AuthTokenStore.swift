@@ -1,17 +1,20 @@
 import Foundation
 import SyncClient
 import SyncProtocol
+import Synchronization
 
 /// The auth token the connection sends, set by the app and (with persistence) restored after a restart.
 ///
 /// A JWT whose `exp` claim has passed is withheld: the connection then does not connect, so
 /// writes wait in the queue until the app sets a fresh token (the behaviour the Firebase offline
 /// page promises), instead of going out unauthenticated and failing the security rules.
-final class AuthTokenStore: AuthTokenProvider, @unchecked Sendable {
-    // Mutable state is guarded by `lock`.
-    private let lock = NSLock()
-    private var token: String?
-    private var wasSetByApp = false
+final class AuthTokenStore: AuthTokenProvider {
+    private struct State {
+        var token: String?
+        var wasSetByApp = false
+    }
+
+    private let state = Mutex(State())
     private let now: @Sendable () -> Date
 
     init(now: @escaping @Sendable () -> Date = { Date() }) {
@@ -20,23 +23,23 @@ final class AuthTokenStore: AuthTokenProvider, @unchecked Sendable {
 
     /// The app's token (`nil` signs out).
     func set(_ token: String?) {
-        lock.withLock {
-            self.token = token
-            wasSetByApp = true
+        state.withLock { state in
+            state.token = token
+            state.wasSetByApp = true
         }
     }
 
     /// Uses a token restored from disk unless the app has already set one.
     func restore(_ token: String) {
-        lock.withLock {
-            if !wasSetByApp { self.token = token }
+        state.withLock { state in
+            if !state.wasSetByApp { state.token = token }
         }
     }
 
-    var current: String? { lock.withLock { token } }
+    var current: String? { state.withLock { $0.token } }
 
     /// Whether the app has set a token (or signed out) in this process.
-    var wasSet: Bool { lock.withLock { wasSetByApp } }
+    var wasSet: Bool { state.withLock { $0.wasSetByApp } }
 
     func token(forceRefresh: Bool) async throws -> String? {
         guard let token = current else { return nil }

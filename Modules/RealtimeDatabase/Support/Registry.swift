@@ -1,24 +1,28 @@
 import Foundation
 import Persistence
+import Synchronization
 #if SQLite
 import PersistenceSQLite
 #endif
 
 /// The shared database instances, the configured default URL and the registered storage backends.
-final class Registry: @unchecked Sendable {
-    // Mutable state is guarded by `lock`.
+final class Registry: Sendable {
     static let shared = Registry()
-    private let lock = NSLock()
-    private var instances: [DatabaseURL: Database] = [:]
-    private var configuredURL: String?
-    private var extraBackends: [StorageBackend] = []
+
+    private struct State {
+        var instances: [DatabaseURL: Database] = [:]
+        var configuredURL: String?
+        var extraBackends: [StorageBackend] = []
+    }
+
+    private let state = Mutex(State())
 
     func configure(url: String) {
-        lock.withLock { configuredURL = url }
+        state.withLock { $0.configuredURL = url }
     }
 
     func defaultURL() -> String? {
-        if let configured = lock.withLock({ configuredURL }) { return configured }
+        if let configured = state.withLock({ $0.configuredURL }) { return configured }
         return environmentURL()
     }
 
@@ -35,7 +39,7 @@ final class Registry: @unchecked Sendable {
 
     /// Calls `body` with every database instance made through ``database(url:)``.
     func forEachDatabase(_ body: (Database) -> Void) {
-        for database in lock.withLock({ Array(instances.values) }) { body(database) }
+        for database in state.withLock({ Array($0.instances.values) }) { body(database) }
     }
 
     func database(url text: String) -> Database {
@@ -46,24 +50,24 @@ final class Registry: @unchecked Sendable {
             preconditionFailure(error.message)
         }
         let key = DatabaseURL(endpoint: parsed.endpoint)
-        return lock.withLock {
-            if let existing = instances[key] { return existing }
+        return state.withLock { state in
+            if let existing = state.instances[key] { return existing }
             let database = Database(parsed: key)
-            instances[key] = database
+            state.instances[key] = database
             return database
         }
     }
 
     func register(_ backend: StorageBackend) {
-        lock.withLock {
-            extraBackends.removeAll { $0.name == backend.name }
-            extraBackends.append(backend)
+        state.withLock { state in
+            state.extraBackends.removeAll { $0.name == backend.name }
+            state.extraBackends.append(backend)
         }
     }
 
     /// The backends linked into the package (SQLite with the `SQLite` trait) and registered by the app.
     func backends() -> StorageBackends {
-        StorageBackends(Registry.linkedBackends + lock.withLock { extraBackends })
+        StorageBackends(Registry.linkedBackends + state.withLock { $0.extraBackends })
     }
 
     /// The backend persistence uses unless the app names one: SQLite when the `SQLite` trait
@@ -72,7 +76,7 @@ final class Registry: @unchecked Sendable {
         #if SQLite
         return StorageBackend.sqlite.name
         #else
-        return lock.withLock { extraBackends.last?.name } ?? StorageBackend.memory.name
+        return state.withLock { $0.extraBackends.last?.name } ?? StorageBackend.memory.name
         #endif
     }
 

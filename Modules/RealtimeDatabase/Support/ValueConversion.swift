@@ -13,11 +13,11 @@ enum ValueConversion {
         do {
             return try Node(foundationValue: try normalized(value))
         } catch let error as CoreTreeError {
-            throw DatabaseError(.invalidArgument, error.message)
+            throw DatabaseError(.invalidArgument, error.message, underlying: error)
         } catch let error as DatabaseError {
             throw error
         } catch {
-            throw DatabaseError(.invalidArgument, "\(error)", underlying: error)
+            throw DatabaseError(.invalidArgument, "The value cannot be stored: \(DatabaseError.reason(error))", underlying: error)
         }
     }
 

@@ -62,7 +62,7 @@ enum RuleCompiler {
                 for (offset, character) in source.unicodeScalars.enumerated() where offset < error.column - 1 {
                     if character == "\n" { line += 1; column = 1 } else { column += 1 }
                 }
-                throw RulesError("in \(kind.rawValue): \(error.message)", line: line, column: column)
+                throw RulesError("in \(kind.rawValue): \(error.message)", line: line, column: column, code: error.code, underlying: error)
             }
         default:
             throw RulesError("\(kind.rawValue) is a boolean or an expression string, not \(value.kindName)",

@@ -88,7 +88,7 @@ struct RulesTextParser {
 
     private func error(_ message: String, at location: RulesText.Location? = nil) -> RulesError {
         let at = location ?? self.location
-        return RulesError(message, line: at.line, column: at.column)
+        return RulesError(message, line: at.line, column: at.column, code: .malformedDocument)
     }
 
     private var current: Unicode.Scalar? { position < scalars.count ? scalars[position] : nil }

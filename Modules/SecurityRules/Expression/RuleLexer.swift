@@ -83,7 +83,7 @@ struct RuleLexer {
     }
 
     private func error(_ message: String, at offset: Int) -> RulesError {
-        RulesError(message, line: 1, column: offset + 1)
+        RulesError(message, line: 1, column: offset + 1, code: .invalidExpression)
     }
 
     private mutating func number() throws(RulesError) -> RuleToken {

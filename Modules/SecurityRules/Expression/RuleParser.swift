@@ -46,7 +46,7 @@ struct RuleParser {
             throw parser.error("unexpected \(parser.describe(parser.current)) after the end of the expression")
         }
         guard type.mayBeBoolean else {
-            throw RulesError("a rule must evaluate to a boolean, but this one is \(type.name)", line: 1, column: 1)
+            throw RulesError("a rule must evaluate to a boolean, but this one is \(type.name)", line: 1, column: 1, code: .invalidExpression)
         }
         return node
     }
@@ -59,8 +59,8 @@ struct RuleParser {
 
     private var current: RuleToken { tokens[index].token }
 
-    private func error(_ message: String) -> RulesError {
-        RulesError(message, line: 1, column: tokens[index].offset + 1)
+    private func error(_ message: String, underlying: (any Error)? = nil) -> RulesError {
+        RulesError(message, line: 1, column: tokens[index].offset + 1, code: .invalidExpression, underlying: underlying)
     }
 
     private func describe(_ token: RuleToken) -> String {
@@ -370,7 +370,7 @@ struct RuleParser {
             do {
                 regex = try RuleRegex(pattern: pattern, flags: flags)
             } catch {
-                throw self.error(error.message)
+                throw self.error(error.message, underlying: error)
             }
             advance()
             return (.regexLiteral(regex), .regex)

@@ -1,3 +1,5 @@
+import CoreTree
+
 /// A regular expression literal of a rule (`/pattern/flags`), checked the way Firebase checks
 /// them when rules are deployed and compiled once.
 ///
@@ -10,7 +12,11 @@ final class RuleRegex: @unchecked Sendable {
     let ignoresCase: Bool
     private let regex: Regex<AnyRegexOutput>
 
-    struct Invalid: Error { let message: String }
+    struct Invalid: CodedError {
+        var code: String { "invalidRegularExpression" }
+        let message: String
+        var underlyingError: (any Error)? = nil
+    }
 
     init(pattern: String, flags: String) throws(Invalid) {
         for flag in flags where flag != "i" {
@@ -23,7 +29,7 @@ final class RuleRegex: @unchecked Sendable {
             let compiled = try Regex(pattern)
             regex = ignoresCase ? compiled.ignoresCase() : compiled
         } catch {
-            throw Invalid(message: "/\(pattern)/ is not a valid regular expression")
+            throw Invalid(message: "/\(pattern)/ is not a valid regular expression", underlyingError: error)
         }
     }
 

@@ -1,3 +1,4 @@
+import CoreTree
 import Persistence
 
 /// A storage engine driven straight through its C library: the same keys and values the
@@ -16,8 +17,11 @@ protocol RawEngine: AnyObject, Sendable {
 }
 
 /// A raw engine's failure, with the C library's message.
-struct RawEngineError: Error, CustomStringConvertible {
+struct RawEngineError: CodedError, CustomStringConvertible {
     let description: String
+    var code: String { "engineFailed" }
+    var message: String { description }
+    var underlyingError: (any Error)? { nil }
 }
 
 /// The raw engines, by backend name.

@@ -8,17 +8,30 @@ import Synchronization
 final class RawLMDB: RawEngine {
     // The environment handle is only used under `lock` (one transaction at a time).
     private let lock: Mutex<OpaquePointer?>
-    private nonisolated(unsafe) var database: MDB_dbi = 0
+    /// The main database's handle: opened once in `init`, a plain number read by every transaction.
+    private let database: MDB_dbi
 
     init(directory: String) throws {
         var environment: OpaquePointer?
         try RawLMDB.check(mdb_env_create(&environment), "mdb_env_create")
-        try RawLMDB.check(mdb_env_set_mapsize(environment, 4 << 30), "mdb_env_set_mapsize")
-        try RawLMDB.check(mdb_env_open(environment, directory, UInt32(MDB_NOTLS | MDB_NOSYNC), 0o644), "mdb_env_open")
-        var transaction: OpaquePointer?
-        try RawLMDB.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
-        try RawLMDB.check(mdb_dbi_open(transaction, nil, 0, &database), "mdb_dbi_open")
-        try RawLMDB.check(mdb_txn_commit(transaction), "mdb_txn_commit")
+        var opened: MDB_dbi = 0
+        do {
+            try RawLMDB.check(mdb_env_set_mapsize(environment, 4 << 30), "mdb_env_set_mapsize")
+            try RawLMDB.check(mdb_env_open(environment, directory, UInt32(MDB_NOTLS | MDB_NOSYNC), 0o644), "mdb_env_open")
+            var transaction: OpaquePointer?
+            try RawLMDB.check(mdb_txn_begin(environment, nil, 0, &transaction), "mdb_txn_begin")
+            do {
+                try RawLMDB.check(mdb_dbi_open(transaction, nil, 0, &opened), "mdb_dbi_open")
+            } catch {
+                mdb_txn_abort(transaction)
+                throw error
+            }
+            try RawLMDB.check(mdb_txn_commit(transaction), "mdb_txn_commit")
+        } catch {
+            mdb_env_close(environment)
+            throw error
+        }
+        database = opened
         lock = Mutex(environment)
     }
 

@@ -5,7 +5,7 @@ import PersistenceLevelDB  // its options and byte-array helper
 /// LevelDB through its C API: the store's own ``LevelDBOptions`` (bloom filter, 8 MB block cache,
 /// checksums verified, synced writes when durable), one write batch per batch, an iterator per range.
 final class RawLevelDB: RawEngine, @unchecked Sendable {
-    // LevelDB's handle is thread-safe; the option objects are only read after `init`.
+    // @unchecked: it wraps C handles. LevelDB's handle is thread-safe; the option objects are only read after `init`.
     private var database: OpaquePointer?
     /// Released after `deinit` has closed the database.
     private let settings = LevelDBOptions()

@@ -7,8 +7,8 @@ public enum BenchRunner {
     /// Runs `configuration`, calling `progress` before each step; the scratch directory is
     /// removed when the run ends, also when it fails.
     public static func run(_ configuration: BenchConfiguration, progress: (BenchProgress) -> Void = { _ in }) throws -> BenchReport {
-        guard configuration.runs >= 1 else { throw BenchError("--runs must be at least 1") }
-        guard !configuration.backends.isEmpty else { throw BenchError("no backend to measure") }
+        guard configuration.runs >= 1 else { throw BenchError("--runs must be at least 1", code: .invalidConfiguration) }
+        guard !configuration.backends.isEmpty else { throw BenchError("no backend to measure; name at least one with --backends", code: .invalidConfiguration) }
         let scratch = try ScratchDirectory(inside: configuration.directory)
         defer { scratch.remove() }
 

@@ -1,3 +1,4 @@
+public import CoreTree
 import Foundation
 import Synchronization
 
@@ -19,7 +20,7 @@ public final class ScratchDirectory: Sendable {
     public init(inside parent: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw BenchError("the directory to measure, \(parent), does not exist or is not a directory")
+            throw BenchError("the directory to measure, \(parent), does not exist or is not a directory", code: .invalidConfiguration)
         }
         path = (parent as NSString).appendingPathComponent("rtdb-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
@@ -60,7 +61,33 @@ public final class ScratchDirectory: Sendable {
 }
 
 /// A run that cannot go on, with what to do about it.
-public struct BenchError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
+public struct BenchError: CodedError, Sendable, CustomStringConvertible {
+    /// The kinds of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        /// The run was asked for something it cannot do (no backend, no runs, a missing directory).
+        public static let invalidConfiguration = Code("invalidConfiguration")
+        /// A workload read back something other than what it wrote: the figures would be wrong.
+        public static let wrongResult = Code("wrongResult")
+        /// The operating system refused a file operation.
+        public static let io = Code("io")
+        public var description: String { name }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What went wrong and what to do about it.
+    public let message: String
+    /// The error that caused this one, if any.
+    public let underlyingError: (any Error)?
+
+    init(_ message: String, code: Code = .wrongResult, underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        underlyingError = underlying
+    }
+
+    /// The message.
+    public var description: String { message }
 }

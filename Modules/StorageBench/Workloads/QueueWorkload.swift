@@ -1,6 +1,7 @@
 import CoreTree
 import Foundation
 import Persistence
+import Synchronization
 
 /// Durable write-queue appends: one writer, or ``BenchScale/writers`` at once.
 enum QueueWorkload {
@@ -60,11 +61,10 @@ enum QueueWorkload {
 }
 
 /// The first error any thread hit.
-final class FirstError: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: (any Error)?
-    func record(_ error: any Error) { lock.withLock { if first == nil { first = error } } }
-    var error: (any Error)? { lock.withLock { first } }
+final class FirstError: Sendable {
+    private let first = Mutex<(any Error)?>(nil)
+    func record(_ error: any Error) { first.withLock { if $0 == nil { $0 = error } } }
+    var error: (any Error)? { first.withLock { $0 } }
 }
 
 /// The disk's own limit: 128-byte appends to a plain file, each followed by `fdatasync`.
@@ -73,7 +73,7 @@ public enum DiskWorkload {
     public static func fsyncRate(directory: String, count: Int) throws -> Double {
         let path = directory + "/raw-fsync"
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))", code: .io) }
         defer {
             close(descriptor)
             unlink(path)
