@@ -1,3 +1,4 @@
+import CoreTree
 import Foundation
 public import Logging
 import PostgresNIO
@@ -200,53 +201,28 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     /// task group would wait for it, and a request stuck in the pool after PostgreSQL restarted
     /// once held a node's shutdown forever that way.
     static func bounded<T: Sendable>(_ what: String, seconds: Int = 10, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-        let race = BoundedRace<T>()
+        // The first of the work, its deadline and the caller's cancellation to finish settles it.
+        let race = OneShot<T, PostgresStoreError>()
         let worker = Task {
             do {
-                race.finish(.success(try await work()))
+                race.settle(.success(try await work()))
             } catch let error as PostgresStoreError {
-                race.finish(.failure(error))
+                race.settle(.failure(error))
             } catch {
-                race.finish(.failure(PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)))
+                race.settle(.failure(PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)))
             }
         }
         let timer = Task {
             try? await Task.sleep(for: .seconds(seconds))
-            race.finish(.failure(PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")))
+            race.settle(.failure(PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")))
         }
         let result = await withTaskCancellationHandler {
-            await race.value()
+            await race.result()
         } onCancel: {
-            race.finish(.failure(PostgresStoreError("Cancelled while \(what).")))
+            race.settle(.failure(PostgresStoreError("Cancelled while \(what).")))
         }
         worker.cancel()
         timer.cancel()
         return try result.get()
-    }
-}
-
-/// The first of a piece of work, its deadline and its caller's cancellation to finish.
-private final class BoundedRace<T: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<T, PostgresStoreError>?, waiter: CheckedContinuation<Result<T, PostgresStoreError>, Never>?)>((nil, nil))
-
-    func finish(_ result: Result<T, PostgresStoreError>) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<T, PostgresStoreError>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: result)
-    }
-
-    func value() async -> Result<T, PostgresStoreError> {
-        await withCheckedContinuation { continuation in
-            let settled = state.withLock { state -> Result<T, PostgresStoreError>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let settled { continuation.resume(returning: settled) }
-        }
     }
 }

@@ -1,3 +1,4 @@
+import CoreTree
 import Foundation
 package import Logging
 package import Persistence
@@ -127,7 +128,8 @@ package actor NamespaceRegistry {
     /// Like ``lease(for:)``, but gives up after `timeout` with 503 (the lease, if it comes later,
     /// is given back at once).
     package func lease(for name: String?, within timeout: Duration) async throws(ServerError) -> NamespaceDatabase {
-        let race = LeaseRace()
+        // The first of the lease and its timeout to finish settles it.
+        let race = OneShot<NamespaceDatabase, ServerError>()
         let attempt = Task { () -> Result<NamespaceDatabase, ServerError> in
             do throws(ServerError) {
                 return .success(try await self.lease(for: name))
@@ -137,13 +139,13 @@ package actor NamespaceRegistry {
         }
         let timer = Task {
             try? await configuration.clock.sleep(for: timeout)
-            race.finish(.failure(ServerError(.unavailable, "The namespace is still opening; try again shortly.")))
+            race.settle(.failure(ServerError(.unavailable, "The namespace is still opening; try again shortly.")))
         }
         Task {
             let result = await attempt.value
-            if !race.finish(result), case .success(let database) = result { self.release(database) }
+            if !race.settle(result), case .success(let database) = result { self.release(database) }
         }
-        let result = await race.value()
+        let result = await race.result()
         timer.cancel()
         return try result.get()
     }
@@ -241,36 +243,6 @@ package enum NamespaceStores: Sendable {
         switch self {
         case .embedded(let backend): backend.name
         case .provided(let provider): provider.name
-        }
-    }
-}
-
-/// The first of a lease and its timeout to finish.
-private final class LeaseRace: Sendable {
-    private let state = Mutex<(result: Result<NamespaceDatabase, ServerError>?, waiter: CheckedContinuation<Result<NamespaceDatabase, ServerError>, Never>?)>((nil, nil))
-
-    /// Settles the race with `result`; `false` if it was already settled.
-    @discardableResult
-    func finish(_ result: Result<NamespaceDatabase, ServerError>) -> Bool {
-        let (won, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Result<NamespaceDatabase, ServerError>, Never>?) in
-            guard state.result == nil else { return (false, nil) }
-            state.result = result
-            defer { state.waiter = nil }
-            return (true, state.waiter)
-        }
-        waiter?.resume(returning: result)
-        return won
-    }
-
-    /// The result, once settled.
-    func value() async -> Result<NamespaceDatabase, ServerError> {
-        await withCheckedContinuation { continuation in
-            let settled = state.withLock { state -> Result<NamespaceDatabase, ServerError>? in
-                if let result = state.result { return result }
-                state.waiter = continuation
-                return nil
-            }
-            if let settled { continuation.resume(returning: settled) }
         }
     }
 }
