@@ -27,6 +27,9 @@ final class GroupCommit: Sendable {
     private final class Waiter: Sendable {
         private static let spinning = 0, sleeping = 1, woken = 2
         private let state = Atomic<Int>(0)
+        /// A semaphore, not a continuation: the writers are synchronous callers on threads of
+        /// their own (the client's repo queue, a tool's writer threads), never on the cooperative
+        /// pool, and a thread that waits for its group's fsync has nothing else to do.
         private let semaphore = DispatchSemaphore(value: 0)
         /// Set before the waiter is woken: the group's outcome, or nil when this writer is to
         /// lead the next group.
