@@ -1,5 +1,6 @@
 public import CoreTree
 import Foundation
+import Synchronization
 
 /// Everything persistence keeps, written once over any ``OrderedKeyValueStore``: the server
 /// cache, the queue of user writes, tracked queries and their keys, and metadata.
@@ -7,8 +8,7 @@ import Foundation
 /// Thread-safe: operations are serialised; durable writes from concurrent callers share syncs.
 /// Cache updates commit without syncing (they survive a killed process; after an OS crash the
 /// cache is merely older). Queue changes are durable before the call returns.
-public final class StorageEngine: @unchecked Sendable {
-    // Mutable state is guarded by `lock`; `store` is thread-safe itself.
+public final class StorageEngine: Sendable {
 
     /// The format this version writes and reads: 2 stores a checksum with every row
     /// (``ChecksummedStore``); format 1 stores are converted when opened.
@@ -21,12 +21,18 @@ public final class StorageEngine: @unchecked Sendable {
     /// The store underneath, seen through its row checksums: reads verify, writes seal.
     public var store: any OrderedKeyValueStore { sealedStore }
     private let sealedStore: ChecksummedStore
-    private let lock = NSLock()
     private let groupCommit = GroupCommit()
-    private var cacheBytes: Int = 0
-    /// The tracked queries as last read, kept until one is saved or removed, so opening a store
-    /// (recovery's check, then the persistence manager) decodes them once.
-    private var trackedQueryCache: [TrackedQuery]?
+    /// What the engine keeps in memory, behind one lock that also serialises its cache and
+    /// tracked-query changes (`store` is thread-safe itself).
+    private struct State {
+        /// The server cache's running size.
+        var cacheBytes = 0
+        /// The tracked queries as last read, kept until one is saved or removed, so opening a store
+        /// (recovery's check, then the persistence manager) decodes them once.
+        var trackedQueryCache: [TrackedQuery]?
+    }
+
+    private let state = Mutex(State())
 
     /// Opens the engine over `store`, checking the format and reading the cache size stored with
     /// the last cache change (counted from the rows only when none is stored).
@@ -36,7 +42,7 @@ public final class StorageEngine: @unchecked Sendable {
     ///   ``StorageError/Code-swift.enum/corrupt`` when a row read fails its checksum.
     public init(store base: any OrderedKeyValueStore, migrate: Migration? = nil) throws {
         sealedStore = try StorageEngine.openSealed(base, migrate: migrate)
-        try loadCacheSize()
+        try state.withLock { state in try loadCacheSize(&state) }
     }
 
     /// Checks (and converts, when older) the format of `base` and returns it seen through its row
@@ -70,20 +76,20 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Reads the stored cache size; counts and stores it when there is none. The size is written
     /// in the same atomic batch as every cache change, so it is never behind the rows.
-    private func loadCacheSize() throws {
+    private func loadCacheSize(_ state: inout State) throws {
         if let stored = try store.get(StorageKeys.cacheSize) {
             guard let size = Int(String(decoding: stored, as: UTF8.self)), size >= 0 else {
                 throw StorageError(.invalidRecord, "the stored cache size is unreadable")
             }
-            cacheBytes = size
+            state.cacheBytes = size
             return
         }
-        cacheBytes = try countCacheBytes()
-        try storeCacheSize()
+        state.cacheBytes = try countCacheBytes()
+        try storeCacheSize(state.cacheBytes)
     }
 
     /// Stores the running cache size on its own (a cache change stores it in its own batch).
-    private func storeCacheSize() throws {
+    private func storeCacheSize(_ cacheBytes: Int) throws {
         var batch = WriteBatch()
         batch.put(StorageKeys.cacheSize, Array(String(cacheBytes).utf8))
         try store.write(batch, durable: false)
@@ -101,10 +107,8 @@ public final class StorageEngine: @unchecked Sendable {
         try base.write(batch, durable: true)
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    private func locked<T: Sendable>(_ body: (inout State) throws -> T) throws -> T {
+        try state.withLock { state throws -> T in try body(&state) }
     }
 
     /// Closes the store.
@@ -116,15 +120,15 @@ public final class StorageEngine: @unchecked Sendable {
     // MARK: - Size
 
     /// The server cache's logical size: key plus value bytes of its rows, kept as a running count.
-    public var cacheSizeBytes: Int { locked { cacheBytes } }
+    public var cacheSizeBytes: Int { state.withLock { $0.cacheBytes } }
 
     /// Counts the cache size again from the rows (a consistency check) and stores it.
     @discardableResult
     public func recountCacheSize() throws -> Int {
-        try locked {
-            cacheBytes = try countCacheBytes()
-            try storeCacheSize()
-            return cacheBytes
+        try locked { state in
+            state.cacheBytes = try countCacheBytes()
+            try storeCacheSize(state.cacheBytes)
+            return state.cacheBytes
         }
     }
 
@@ -141,7 +145,7 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// The cached server data at `path` (empty when nothing is cached there).
     public func serverCache(at path: TreePath) throws -> Node {
-        try locked { try readCache(at: path) }
+        try locked { _ in try readCache(at: path) }
     }
 
     private func readCache(at path: TreePath) throws -> Node { try StorageEngine.readTree(at: path, from: store) }
@@ -177,11 +181,11 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Replaces the cached server data at `path` with `node` (empty removes it).
     public func overwriteServerCache(at path: TreePath, with node: Node) throws {
-        try locked {
+        try locked { state in
             var batch = WriteBatch()
             var delta = 0
             try addOverwrite(at: path, node, to: &batch, delta: &delta)
-            try commitCache(batch, delta: delta)
+            try commitCache(batch, delta: delta, state: &state)
         }
     }
 
@@ -192,16 +196,16 @@ public final class StorageEngine: @unchecked Sendable {
     /// backlog on SQLite three transactions per write; together they also cannot be torn apart by
     /// a crash. Like ``removeUserWrite(writeId:)``, nothing is synced here.
     public func acknowledgeUserWrite(writeId: Int64?, caching node: Node, at path: TreePath, trackedQuery: TrackedQuery?) throws {
-        try locked {
+        try locked { state in
             var batch = WriteBatch()
             var delta = 0
             try addOverwrite(at: path, node, to: &batch, delta: &delta)
             if let trackedQuery {
                 batch.put(StorageKeys.queryKey(trackedQuery.id), trackedQuery.encoded())
-                trackedQueryCache = nil
+                state.trackedQueryCache = nil
             }
             if let writeId { batch.delete(StorageKeys.writeKey(writeId)) }
-            try commitCache(batch, delta: delta)
+            try commitCache(batch, delta: delta, state: &state)
         }
     }
 
@@ -212,7 +216,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// child may lie inside an earlier one, and the rows each overwrite reads must include what
     /// the earlier ones wrote.
     public func mergeServerCache(at path: TreePath, children: [(path: TreePath, node: Node)]) throws {
-        if try locked({ try mergeInOneCommit(at: path, children: children) }) { return }
+        if try locked({ state in try mergeInOneCommit(at: path, children: children, state: &state) }) { return }
         for child in children {
             try overwriteServerCache(at: path.appending(child.path), with: child.node)
         }
@@ -222,7 +226,7 @@ public final class StorageEngine: @unchecked Sendable {
     /// immediate children whose rows fit, at least one of them data (so no priority above is
     /// orphaned), and no leaf row at `path` or above (which each child would remove). Returns
     /// `false`, having written nothing, for any other merge.
-    private func mergeInOneCommit(at path: TreePath, children: [(path: TreePath, node: Node)]) throws -> Bool {
+    private func mergeInOneCommit(at path: TreePath, children: [(path: TreePath, node: Node)], state: inout State) throws -> Bool {
         guard children.count > 1, children.contains(where: { !$0.node.isEmpty }),
               children.allSatisfy({ $0.path.depth == 1 }), Set(children.map(\.path)).count == children.count,
               StorageKeys.fits(path)
@@ -237,14 +241,14 @@ public final class StorageEngine: @unchecked Sendable {
             guard StorageKeys.fits(childPath) else { return false }
             try addReplacement(at: childPath, child.node, to: &batch, delta: &delta)
         }
-        try commitCache(batch, delta: delta)
+        try commitCache(batch, delta: delta, state: &state)
         return true
     }
 
     /// Removes the cached data at `path` except the subtrees at `keeping` (paths below `path`),
     /// in one commit, so a crash never leaves kept data removed.
     public func pruneServerCache(at path: TreePath, keeping: [TreePath]) throws {
-        try locked {
+        try locked { state in
             let current = try readCache(at: path)
             guard !current.isEmpty else { return }
             var remaining = Node.empty
@@ -255,26 +259,26 @@ public final class StorageEngine: @unchecked Sendable {
             var batch = WriteBatch()
             var delta = 0
             try addOverwrite(at: path, remaining, to: &batch, delta: &delta)
-            try commitCache(batch, delta: delta)
+            try commitCache(batch, delta: delta, state: &state)
         }
     }
 
     /// Removes the whole server cache.
     public func removeAllServerCache() throws {
-        try locked {
+        try locked { state in
             var batch = WriteBatch()
             batch.deleteRange(KeyRange(prefix: StorageKeys.cachePrefix))
-            try commitCache(batch, delta: -cacheBytes)
+            try commitCache(batch, delta: -state.cacheBytes, state: &state)
         }
     }
 
-    private func commitCache(_ batch: WriteBatch, delta: Int) throws {
+    private func commitCache(_ batch: WriteBatch, delta: Int, state: inout State) throws {
         guard !batch.isEmpty else { return }
         var batch = batch
-        let newSize = cacheBytes + delta
+        let newSize = state.cacheBytes + delta
         batch.put(StorageKeys.cacheSize, Array(String(newSize).utf8))
         try store.write(batch, durable: false)
-        cacheBytes = newSize
+        state.cacheBytes = newSize
     }
 
     /// Adds to `batch` what replaces the data at `path` by `node`, and the size change to `delta`.
@@ -495,10 +499,10 @@ public final class StorageEngine: @unchecked Sendable {
 
     /// Every tracked query (decoded once, then kept until one is saved or removed).
     public func trackedQueries() throws -> [TrackedQuery] {
-        try locked {
-            if let trackedQueryCache { return trackedQueryCache }
+        try locked { state in
+            if let cached = state.trackedQueryCache { return cached }
             let queries = try readTrackedQueries()
-            trackedQueryCache = queries
+            state.trackedQueryCache = queries
             return queries
         }
     }
@@ -525,8 +529,8 @@ public final class StorageEngine: @unchecked Sendable {
         guard !queries.isEmpty else { return }
         var batch = WriteBatch()
         for query in queries { batch.put(StorageKeys.queryKey(query.id), query.encoded()) }
-        try locked {
-            trackedQueryCache = nil
+        try locked { state in
+            state.trackedQueryCache = nil
             try store.write(batch, durable: false)
         }
     }
@@ -536,8 +540,8 @@ public final class StorageEngine: @unchecked Sendable {
         var batch = WriteBatch()
         batch.delete(StorageKeys.queryKey(id))
         batch.deleteRange(KeyRange(prefix: StorageKeys.trackedKeysPrefix(id)))
-        try locked {
-            trackedQueryCache = nil
+        try locked { state in
+            state.trackedQueryCache = nil
             try store.write(batch, durable: false)
         }
     }
