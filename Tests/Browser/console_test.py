@@ -31,7 +31,9 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 import chromium
 import rtdb_server
 
-WAIT = 10  # seconds any one thing may take to show up
+# Seconds any one thing may take to show up (or a request to be answered). Generous for a loaded
+# machine: a wait only lasts this long when the test is failing anyway.
+WAIT = 30
 PAGE = 50  # children per page in the console
 
 driver = None
@@ -104,7 +106,7 @@ class Server:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(url, data=data, method=method)
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=WAIT) as response:
                 text = response.read().decode()
         except urllib.error.HTTPError as error:
             raise AssertionError(f"{method} {path}: HTTP {error.code} {error.read().decode()}") from None

@@ -31,9 +31,12 @@ from firebase_admin import exceptions
 
 NAMESPACE = 'compat-test'
 DATABASE_URL = f'https://{NAMESPACE}.firebaseio.com'
-HTTP_TIMEOUT = 5  # seconds per REST request (the SDK retries a timed-out read once)
-PER_TEST_TIMEOUT = 30  # seconds, hard limit per test (watchdog exits the process)
-EVENT_TIMEOUT = 5  # seconds to wait for one listener event
+# Waits are generous for a loaded 2-core machine: they only last this long when a test is failing.
+HTTP_TIMEOUT = 30  # seconds per REST request (the SDK retries a timed-out read once)
+EVENT_TIMEOUT = 30  # seconds to wait for one listener event
+# Seconds, hard limit per test (the watchdog exits the process): a hang guard, well above the
+# longest wait a passing test can sit through (a listen() or a read retried after a timeout).
+PER_TEST_TIMEOUT = 180
 RUN_ROOT = f'compat-{uuid.uuid4().hex[:12]}'
 
 APP = None
@@ -366,7 +369,7 @@ class TransactionTest(CompatTestCase):
 
         def worker():
             try:
-                barrier.wait(timeout=10)
+                barrier.wait(timeout=30)  # the other threads starting, on a loaded machine
                 for _ in range(increments):
                     self.ref.transaction(lambda current: (current or 0) + 1)
             except BaseException as error:  # pylint: disable=broad-except
