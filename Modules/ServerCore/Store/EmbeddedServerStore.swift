@@ -49,16 +49,21 @@ public final class EmbeddedServerStore: ServerStore {
     public func load() async throws -> Node { try await onThread { try StorageEngine.readTree(at: .root, from: $0) } }
 
     public func commit(_ change: StoreChange) async throws {
-        var replacements: [(path: TreePath, node: Node)] = []
-        replacements.reserveCapacity(change.changedPaths.count)
-        for path in change.changedPaths {
-            if let replacement = EmbeddedServerStore.replacement(for: path, in: change.root) {
-                replacements.append(replacement)
+        // The rows are made on the store's thread too, not on the caller's executor: a group of
+        // a thousand writes is a thousand subtrees to encode, work the cooperative pool (parsing
+        // and deciding the next writes meanwhile) should not carry.
+        try await onThread { rows in
+            var replacements: [(path: TreePath, node: Node)] = []
+            replacements.reserveCapacity(change.changedPaths.count)
+            for path in change.changedPaths {
+                if let replacement = EmbeddedServerStore.replacement(for: path, in: change.root) {
+                    replacements.append(replacement)
+                }
             }
+            let batch = EmbeddedServerStore.batch(replacing: replacements, settings: change.settings)
+            guard !batch.isEmpty else { return }
+            try rows.write(batch, durable: true)
         }
-        let batch = EmbeddedServerStore.batch(replacing: replacements, settings: change.settings)
-        guard !batch.isEmpty else { return }
-        try await onThread { try $0.write(batch, durable: true) }
     }
 
     public func setting(named name: String) async throws -> [UInt8]? {
