@@ -131,7 +131,7 @@ public actor NamespaceDatabase {
     public static let defaultWriterRetention: Duration = .seconds(30 * 24 * 3600)
 
     /// Milliseconds since the Unix epoch from the system clock.
-    public static let systemClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    public static let systemClock: @Sendable () -> Int64 = { ServerClock.system.milliseconds() }
 
     /// The server's current time in milliseconds.
     public nonisolated func now() -> Int64 { clock() }
