@@ -33,10 +33,43 @@ public final class PostgresServerStore: SharedServerStore {
 
     // MARK: - ServerStore
 
-    public func load() async throws -> Node { try await loadWithSequence().root }
+    public func read(at path: TreePath, limit: Int) async throws -> StoredData {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try await PostgresStoreProvider.bounded("reading namespace \(namespace)", seconds: 60) {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                let sequence = try await PostgresServerStore.number(
+                    "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace)", on: connection, logger: logger)
+                // Too large is an answer, not a failure of the transaction.
+                do {
+                    let node = try await PostgresTreeReads.subtree(at: path, namespace: namespace, limit: limit, on: connection, logger: logger)
+                    return Result<StoredData, ServerError>.success(StoredData(node: node, version: UInt64(sequence)))
+                } catch let error as ServerError {
+                    return .failure(error)
+                }
+            }
+        }.get()
+    }
+
+    public func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData {
+        try checkOpen()
+        let (namespace, client, logger) = (self.namespace, self.client, self.logger)
+        return try await PostgresStoreProvider.bounded("reading namespace \(namespace)", seconds: 60) {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                do {
+                    return Result<StoredShallowData, ServerError>.success(
+                        try await PostgresTreeReads.shallow(at: path, namespace: namespace, limit: limit, on: connection, logger: logger))
+                } catch let error as ServerError {
+                    return .failure(error)
+                }
+            }
+        }.get()
+    }
 
     public func commit(_ change: StoreChange) async throws {
-        let writes: [WriteOperation] = change.changedPaths.map { .set(path: $0, node: change.root.child(at: $0)) }
+        let writes: [WriteOperation] = change.writes.map { .set(path: $0.path, node: $0.node) }
         _ = try await commitExclusively(after: .max) { _ in SharedCommit(change: change, writes: writes) }
     }
 
@@ -221,36 +254,41 @@ public final class PostgresServerStore: SharedServerStore {
         return entries
     }
 
-    /// Rewrites the rows where `change` differs from the stored tree: for each changed path (a
-    /// path inside another changed path is covered by it), the rows at and below it, and the rows
-    /// of its ancestors (a leaf there may be gone, a priority changed).
+    /// Rewrites the rows `change` touches: for each of its outermost written paths, the rows at
+    /// and below it; a leaf at an ancestor turns into a parent (its priority kept as the
+    /// parent's); a priority write edits its node's priority; ancestors left with nothing but a
+    /// priority lose it.
     private static func writeRows(_ change: StoreChange, namespace: String, on connection: PostgresConnection, logger: Logger) async throws {
-        var covering: [TreePath] = []
-        for path in change.changedPaths.sorted(by: { $0.depth < $1.depth }) where !covering.contains(where: { $0.contains(path) }) {
-            covering.append(path)
-        }
         var rows = TreeRows()
-        var ancestors: Set<TreePath> = []
-        // A statement per changed path: each is an index range scan. (One statement for the whole
+        var parents: Set<TreePath> = []
+        var removedBelow: Set<TreePath> = []
+        // Every write counts, also one a later write in the commit undid: children written into a
+        // leaf made it a parent (keeping its priority), a removal may have emptied ancestors.
+        for write in change.writes where write.path.lastKey?.isPriorityKey != true {
+            var ancestor = write.path.parent
+            while let current = ancestor {
+                if write.node.isEmpty { removedBelow.insert(current) } else { parents.insert(current) }
+                ancestor = current.parent
+            }
+        }
+        // A statement per written path: each is an index range scan. (One statement for the whole
         // group, as a join against arrays of ranges, a LATERAL join or one OR per range, measured
         // 3-4x slower: the planner scanned many rows.)
-        for path in covering {
+        for write in change.coveringWrites {
+            let path = write.path
+            if path.lastKey?.isPriorityKey == true, let owner = path.parent {
+                try await writePriority(write.node, of: owner, namespace: namespace, on: connection, logger: logger)
+                continue
+            }
             let (from, to) = TreeRows.belowRange(path)
             try await connection.query("""
                 DELETE FROM rtdb_data WHERE namespace = \(namespace)
                 AND (path = \(TreeRows.text(path)) OR (path >= \(from) AND path < \(to)))
                 """, logger: logger)
-            rows.add(change.root.child(at: path), at: path)
-            var ancestor = path.parent
-            while let current = ancestor {
-                ancestors.insert(current)
-                ancestor = current.parent
-            }
+            rows.add(write.node, at: path)
         }
-        if !ancestors.isEmpty {
-            let texts = ancestors.map(TreeRows.text)
-            try await connection.query("DELETE FROM rtdb_data WHERE namespace = \(namespace) AND path = ANY(\(texts))", logger: logger)
-            for ancestor in ancestors { rows.addAncestor(of: change.root, at: ancestor) }
+        if !parents.isEmpty {
+            try await turnLeavesIntoParents(Array(parents), namespace: namespace, rows: &rows, on: connection, logger: logger)
         }
         // In slices, so one statement's parameters stay small.
         var start = 0
@@ -263,5 +301,61 @@ public final class PostgresServerStore: SharedServerStore {
                 """, logger: logger)
             start = end
         }
+        if !removedBelow.isEmpty {
+            // An empty node has no priority.
+            let texts = removedBelow.map(TreeRows.text)
+            try await connection.query("""
+                DELETE FROM rtdb_data AS a WHERE a.namespace = \(namespace) AND a.kind = \(TreeRows.priority) AND a.path = ANY(\(texts))
+                AND NOT EXISTS (SELECT 1 FROM rtdb_data AS b WHERE b.namespace = a.namespace AND b.path >= a.path || '/' AND b.path < a.path || '0')
+                """, logger: logger)
+        }
+    }
+
+    /// Replaces the leaf rows among `ancestors` (children are being written into them) by the
+    /// priority rows of the parents they become.
+    private static func turnLeavesIntoParents(_ ancestors: [TreePath], namespace: String, rows: inout TreeRows,
+                                              on connection: PostgresConnection, logger: Logger) async throws {
+        let texts = ancestors.map(TreeRows.text)
+        var leaves: [(String, String)] = []
+        let found = try await connection.query("""
+            SELECT path, value FROM rtdb_data WHERE namespace = \(namespace) AND kind = \(TreeRows.leaf) AND path = ANY(\(texts))
+            """, logger: logger)
+        for try await (path, value) in found.decode((String, String).self) { leaves.append((path, value)) }
+        guard !leaves.isEmpty else { return }
+        try await connection.query("""
+            DELETE FROM rtdb_data WHERE namespace = \(namespace) AND kind = \(TreeRows.leaf) AND path = ANY(\(leaves.map(\.0)))
+            """, logger: logger)
+        for (path, value) in leaves {
+            if let priority = try TreeRows.decodeLeaf(value, at: path).priority { rows.addPriority(priority, atText: path) }
+        }
+    }
+
+    /// Sets (or, with the empty node, removes) the priority of the node at `owner`: inside its
+    /// leaf row, or as its priority row when it has children; nothing when it holds no data.
+    private static func writePriority(_ value: Node, of owner: TreePath, namespace: String, on connection: PostgresConnection,
+                                      logger: Logger) async throws {
+        let text = TreeRows.text(owner)
+        let priority = TreeRows.priority(of: value)
+        var leafValue: String?
+        for try await stored in try await connection.query(
+            "SELECT value FROM rtdb_data WHERE namespace = \(namespace) AND kind = \(TreeRows.leaf) AND path = \(text)", logger: logger
+        ).decode(String.self) { leafValue = stored }
+        if let leafValue {
+            let leaf = try TreeRows.decodeLeaf(leafValue, at: text).withPriority(priority)
+            try await connection.query("""
+                UPDATE rtdb_data SET value = \(leaf.jsonString(format: .export))
+                WHERE namespace = \(namespace) AND kind = \(TreeRows.leaf) AND path = \(text)
+                """, logger: logger)
+            return
+        }
+        try await connection.query(
+            "DELETE FROM rtdb_data WHERE namespace = \(namespace) AND kind = \(TreeRows.priority) AND path = \(text)", logger: logger)
+        guard let priority else { return }
+        let (from, to) = TreeRows.belowRange(owner)
+        try await connection.query("""
+            INSERT INTO rtdb_data (namespace, path, kind, value)
+            SELECT \(namespace), \(text), \(TreeRows.priority), \(TreeRows.encode(priority))
+            WHERE EXISTS (SELECT 1 FROM rtdb_data WHERE namespace = \(namespace) AND path >= \(from) AND path < \(to))
+            """, logger: logger)
     }
 }

@@ -46,6 +46,27 @@ struct TreeRows {
         }
     }
 
+    /// Adds the priority row of a node with children, its path given as text.
+    mutating func addPriority(_ priority: Priority, atText path: String) {
+        append(path, TreeRows.priority, TreeRows.encode(priority))
+    }
+
+    /// The priority a `.priority` write's value sets (`nil`: none).
+    static func priority(of value: Node) -> Priority? {
+        switch value.leafValue {
+        case .number(let number)?: .number(number)
+        case .string(let string)?: .string(string)
+        default: nil
+        }
+    }
+
+    /// A stored leaf row's value.
+    static func decodeLeaf(_ value: String, at path: String) throws(PostgresStoreError) -> Node {
+        do { return try Node(jsonString: value) } catch {
+            throw PostgresStoreError("The stored value at \(path.isEmpty ? "/" : path) is damaged.", underlying: error)
+        }
+    }
+
     private mutating func append(_ path: String, _ kind: Int16, _ value: String) {
         paths.append(path)
         kinds.append(kind)

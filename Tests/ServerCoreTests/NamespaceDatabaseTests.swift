@@ -13,7 +13,16 @@ final class SlowStore: ServerStore {
     var commits: Int { state.withLock { $0.commits } }
     func failNextCommit() { state.withLock { $0.failNext = true } }
 
-    func load() async throws -> Node { state.withLock { $0.data } }
+    func read(at path: TreePath, limit: Int) async throws -> StoredData {
+        state.withLock { StoredData(node: $0.data.child(at: path), version: UInt64($0.commits)) }
+    }
+    func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData {
+        let node = state.withLock { $0.data.child(at: path) }
+        if node.isLeaf { return StoredShallowData(leaf: node, children: [:]) }
+        var children: [ChildKey: Node?] = [:]
+        for (key, child) in node.children { children[key] = child.isLeaf ? child : nil }
+        return StoredShallowData(leaf: nil, children: children)
+    }
     func commit(_ change: StoreChange) async throws {
         // A slow disk, simulated (a suspension, not a blocked thread): writes arriving meanwhile
         // pile up into the next group.
@@ -24,7 +33,7 @@ final class SlowStore: ServerStore {
                 throw ServerError(.storageFailed, "disk full (simulated)")
             }
             state.commits += 1
-            state.data = change.root
+            for write in change.writes { state.data = state.data.updatingChild(at: write.path, to: write.node) }
         }
     }
     func setting(named name: String) async throws -> [UInt8]? { nil }

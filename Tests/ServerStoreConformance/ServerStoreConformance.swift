@@ -20,6 +20,10 @@ public struct ServerStoreConformance: Sendable {
         case settings = "settings: absent, saved, replaced, kept across reopen, independent of the tree"
         case settingsInCommits = "settings: a commit's settings are stored with it, an empty value removes one, a prefix lists them"
         case closed = "close: every call on a closed store throws"
+        case orderedWrites = "commit: a commit's writes apply in order, priorities of emptied parents go, also in one commit (random, against the model)"
+        case partialReads = "read: a subtree, below a leaf, a missing path, with the version of the last commit"
+        case shallowReads = "shallow: each child once, leaves with values, keys sorting between a child and its rows, a leaf location"
+        case readLimit = "limit: a read or shallow read over its byte limit throws tooBig"
         case atomicAndDurableUnderSIGKILL = "durability: a writer killed with SIGKILL loses no committed change and shows no partial one (10 rounds)"
 
         public var description: String { rawValue }
@@ -51,6 +55,10 @@ public struct ServerStoreConformance: Sendable {
         case .settings: try await settings(directory)
         case .settingsInCommits: try await settingsInCommits(directory)
         case .closed: try await closed(directory)
+        case .orderedWrites: try await orderedWrites(directory)
+        case .partialReads: try await partialReads(directory)
+        case .shallowReads: try await shallowReads(directory)
+        case .readLimit: try await readLimit(directory)
         case .atomicAndDurableUnderSIGKILL: try await atomicAndDurableUnderSIGKILL(directory)
         }
     }
@@ -194,6 +202,112 @@ public struct ServerStoreConformance: Sendable {
             try expect(try await store.setting(named: "writers/z") == nil, "an empty saveSetting did not remove the setting")
             let listed = try await store.settings(withPrefix: "writers/").sorted { $0.name < $1.name }
             try expect(listed == [StoreSetting(name: "writers/x", value: Array("3 7".utf8))], "the prefix listed \(listed.map(\.name))")
+        }
+    }
+
+    /// Random commits of several ordered writes each (sets, removals, priorities, writes into
+    /// leaves), as a namespace hands them over: the stored data must be the model's after each.
+    private func orderedWrites(_ directory: String) async throws {
+        var random = SplitMix64(seed: 23)
+        let keys: [ChildKey] = ["a", "b", "c"]
+        func randomPath() -> TreePath {
+            TreePath(keys: (0..<(1 + Int(random.next() % 3))).map { _ in keys[Int(random.next() % 3)] })
+        }
+        func randomNode() -> Node {
+            let number = Node(.number(Double(random.next() % 100)))
+            switch random.next() % 6 {
+            case 0, 1: return .empty
+            case 2: return number
+            case 3: return Node(.string("s"), priority: .number(Double(random.next() % 5)))
+            case 4: return Node(children: ["x": number], priority: .string("p\(random.next() % 3)"))
+            default: return Node(children: ["a": number, "b": Node(children: ["c": Node(.string("t"))])])
+            }
+        }
+        try await withStore(directory) { store in
+            var model = Node.empty
+            for round in 1...300 {
+                var writes: [StoreWrite] = []
+                for _ in 0..<(1 + Int(random.next() % 5)) {
+                    var path = randomPath()
+                    var node = randomNode()
+                    if random.next() % 6 == 0 {
+                        // A priority write, as clients send setPriority.
+                        path = path.child(.priority)
+                        node = random.next() % 3 == 0 ? .empty : Node(.number(Double(random.next() % 9)))
+                    }
+                    model = model.updatingChild(at: path, to: node)
+                    // The data the namespace hands over for the write: what is at its path now.
+                    writes.append(StoreWrite(path: path, node: model.child(at: path)))
+                }
+                try await store.commit(StoreChange(writes: writes, version: UInt64(round)))
+                let loaded = try await store.load()
+                try expect(loaded.jsonString(format: .export) == model.jsonString(format: .export),
+                           "round \(round) (\(writes.map { "\($0.path.wireForm)=\($0.node.jsonString(format: .export))" })): loaded \(loaded.jsonString(format: .export)), expected \(model.jsonString(format: .export))")
+            }
+        }
+    }
+
+    private func partialReads(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            let root = try Node(jsonString: #"{"users":{"ada":{"name":"Ada","age":36},"bob":{".value":"x",".priority":3}},"leaf":5,"rooms":{"r1":{"m":{".priority":"p","t":"hi"}}}}"#)
+            try await store.commit(StoreChange(writes: [StoreWrite(path: .root, node: root)], version: 41))
+            var read = try await store.read(at: "users/ada", limit: .max)
+            try expect(read.node == root.child(at: "users/ada"), "users/ada read \(read.node)")
+            try expect(read.version == 41 || read.version > 0, "the version read is \(read.version)")
+            read = try await store.read(at: "users/bob", limit: .max)
+            try expect(read.node.jsonString(format: .export) == root.child(at: "users/bob").jsonString(format: .export), "a leaf with priority read \(read.node.jsonString(format: .export))")
+            read = try await store.read(at: "rooms/r1/m", limit: .max)
+            try expect(read.node.jsonString(format: .export) == root.child(at: "rooms/r1/m").jsonString(format: .export), "a node with priority read \(read.node.jsonString(format: .export))")
+            try expect(try await store.read(at: "leaf/below", limit: .max).node == .empty, "a path below a leaf is not empty")
+            try expect(try await store.read(at: "nobody/here", limit: .max).node == .empty, "a missing path is not empty")
+            try expect(try await store.read(at: "leaf", limit: .max).node == Node(.number(5)), "a leaf read wrong")
+            try await store.commit(StoreChange(writes: [StoreWrite(path: "users/ada/age", node: Node(.number(37)))], version: 42))
+            read = try await store.read(at: "users", limit: .max)
+            try expect(read.node.child(at: "ada/age") == Node(.number(37)), "a read after a commit does not see it")
+            try expect(read.version == 42 || read.version > 1, "the version after a second commit is \(read.version)")
+        }
+    }
+
+    private func shallowReads(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            // "a-b", "a.b" and "a b" sort between "a"'s own row and the rows below "a".
+            let root = try Node(jsonString: #"{"p":{"a":{"x":{"y":1},"z":2},"a-b":true,"a.b":{"q":"r"},"a b":"s","b":{".value":7,".priority":1},"c":{"d":1}},"leaf":"v"}"#)
+                .updatingChild(at: "p", to: try Node(jsonString: #"{"a":{"x":{"y":1},"z":2},"a-b":true,"a.b":{"q":"r"},"a b":"s","b":{".value":7,".priority":1},"c":{"d":1},".priority":9}"#))
+            try await store.commit(StoreChange(writes: [StoreWrite(path: .root, node: root)]))
+            let shallow = try await store.readShallow(at: "p", limit: .max)
+            let expected: [ChildKey: Node?] = ["a": nil, "a-b": Node(.bool(true)), "a.b": nil, "a b": Node(.string("s")), "b": Node(.number(7)), "c": nil]
+            try expect(shallow.leaf == nil && shallow.children == expected, "shallow p read \(shallow)")
+            try expect(shallow.node == (try Node(jsonString: #"{"a":true,"a-b":true,"a.b":true,"a b":"s","b":7,"c":true}"#)), "as Firebase shows it: \(shallow.node)")
+            let leaf = try await store.readShallow(at: "leaf", limit: .max)
+            try expect(leaf.leaf == Node(.string("v")) && leaf.children.isEmpty, "shallow of a leaf read \(leaf)")
+            let top = try await store.readShallow(at: .root, limit: .max)
+            try expect(top.children == ["p": nil, "leaf": Node(.string("v"))], "shallow of the root read \(top)")
+            let missing = try await store.readShallow(at: "p/a-b/below", limit: .max)
+            try expect(missing.leaf == nil && missing.children.isEmpty, "shallow below a leaf read \(missing)")
+        }
+    }
+
+    private func readLimit(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            var children: [ChildKey: Node] = [:]
+            for index in 0..<200 { children[ChildKey("child\(index)")] = Node(.string(String(repeating: "x", count: 100))) }
+            try await store.commit(StoreChange(writes: [StoreWrite(path: "big", node: Node(children: children))]))
+            for limit in [1000, 5000] {
+                do {
+                    _ = try await store.read(at: "big", limit: limit)
+                    try expect(false, "a read of ~20 KB under a \(limit)-byte limit succeeded")
+                } catch let error as ServerError {
+                    try expect(error.code == .tooBig && error.message.hasPrefix("Data requested exceeds the maximum size"), "the error was \(error)")
+                }
+            }
+            do {
+                _ = try await store.readShallow(at: "big", limit: 1000)
+                try expect(false, "a shallow read of ~20 KB under a 1000-byte limit succeeded")
+            } catch let error as ServerError {
+                try expect(error.code == .tooBig, "the shallow error was \(error)")
+            }
+            try expect(try await store.read(at: "big", limit: 100_000).node.childCount == 200, "a read within its limit failed")
+            try expect(try await store.readShallow(at: "big", limit: 100_000).children.count == 200, "a shallow read within its limit failed")
         }
     }
 

@@ -150,35 +150,6 @@ public final class StorageEngine: Sendable {
 
     private func readCache(at path: TreePath) throws -> Node { try StorageEngine.readTree(at: path, from: store) }
 
-    /// The tree stored in the engine's rows at `path` in `store` (sealed), leaf and overflow rows
-    /// alike: the client's cache and the server's embedded store read the same layout.
-    package static func readTree(at path: TreePath, from store: any OrderedKeyValueStore) throws -> Node {
-        guard StorageKeys.fits(path) else {
-            let ancestor = StorageKeys.deepestFittingAncestor(path)
-            guard let row = try store.get(StorageKeys.overflowKey(ancestor)) else { return .empty }
-            return try CacheRows.decode(row).child(at: path.relative(to: ancestor)!)
-        }
-        // A leaf at an ancestor means nothing lies below it.
-        for depth in 0..<path.depth {
-            let ancestor = TreePath(keys: Array(path.keys.prefix(depth)))
-            if let row = try store.get(StorageKeys.cacheKey(ancestor)) {
-                return try CacheRows.decode(row).child(at: path.relative(to: ancestor)!)
-            }
-        }
-        let base = StorageKeys.cacheKey(path)
-        var builder = CacheRows.Builder()
-        try store.scan(KeyRange(prefix: base), reverse: false) { key, value in
-            let (relative, isOverflow) = StorageKeys.relativeCachePath(key, below: base)
-            if isOverflow {
-                builder.addSubtree(try CacheRows.decode(value), at: relative)
-            } else {
-                builder.addLeaf(try CacheRows.decode(value), at: relative)
-            }
-            return true
-        }
-        return builder.build()
-    }
-
     /// Replaces the cached server data at `path` with `node` (empty removes it).
     public func overwriteServerCache(at path: TreePath, with node: Node) throws {
         try locked { state in

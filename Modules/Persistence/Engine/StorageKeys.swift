@@ -28,8 +28,8 @@ public enum StorageKeys {
     /// The highest write id ever queued (ids are never reused, also after the queue empties).
     static let lastWriteId: [UInt8] = Array("m/last-write".utf8)
     package static let settingPrefix: [UInt8] = Array("s/".utf8)
-    static let overflowMarker: UInt8 = 0x01
-    static let separator = UInt8(ascii: "/")
+    package static let overflowMarker: UInt8 = 0x01
+    package static let separator = UInt8(ascii: "/")
 
     /// The cache key of `path`: `c/` then each key and a `/`.
     package static func cacheKey(_ path: TreePath) -> [UInt8] {
@@ -60,7 +60,7 @@ public enum StorageKeys {
     }
 
     /// The overflow row of `path`, holding its descendants whose keys do not fit.
-    static func overflowKey(_ path: TreePath) -> [UInt8] { cacheKey(path) + [overflowMarker] }
+    package static func overflowKey(_ path: TreePath) -> [UInt8] { cacheKey(path) + [overflowMarker] }
 
     /// The path a cache key below `base` names relative to `base`, and whether it is an overflow row.
     static func relativeCachePath(_ key: [UInt8], below base: [UInt8]) -> (path: TreePath, isOverflow: Bool) {

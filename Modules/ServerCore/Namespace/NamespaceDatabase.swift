@@ -437,9 +437,10 @@ public actor NamespaceDatabase {
             // The tree now is the tree after the group's last write: only the group's writes have
             // changed it since the last commit (a write refused changes nothing). Keeping each
             // write's own tree instead held every intermediate tree of the group alive.
-            let change = StoreChange(root: root, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
-            let failure = change.changedPaths.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
-            finish(group, root: change.root, failure: failure)
+            let groupRoot = root
+            let change = StoreChange(root: groupRoot, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
+            let failure = change.writes.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
+            finish(group, root: groupRoot, failure: failure)
         }
         for waiter in pipeline.endRun() { waiter.resume() }
     }

@@ -1,6 +1,7 @@
 public import CoreTree
 import Dispatch
 import Foundation
+import Synchronization
 public import Persistence
 
 /// The embedded default ``ServerStore``: the namespace's tree as rows in the layout of
@@ -11,12 +12,15 @@ public import Persistence
 /// The store owns its commit thread: every call runs there, in the order made, and the caller
 /// awaits it without blocking (an fsync holds only this store's thread).
 ///
-/// It decides its own layout: a change is written as the complete data at the change's
-/// *anchor*, the path itself or, for paths too long for the keys, the deepest ancestor whose rows
-/// fit; a removal is written at the highest ancestor the removal left empty.
+/// A commit costs the size of its writes: each replaces its path's key range (see
+/// ``Persistence/StorageEngine/addWrites(_:reading:to:)``); only a removal reads, to find the
+/// ancestors it left empty. Reads are range scans; a shallow read seeks from child to child.
 public final class EmbeddedServerStore: ServerStore {
     private let rows: ChecksummedStore
     private let thread = DispatchQueue(label: "rtdb.store")
+    /// The version of the last commit, set and read on the store's thread only (a read sees
+    /// exactly the commits made before it, so its version is theirs).
+    private let version = Mutex<UInt64>(0)
 
     /// Opens the store over `store`, on the calling thread (it checks the store's format): for
     /// callers on threads of their own. Async code uses ``open(_:directory:)``.
@@ -46,23 +50,29 @@ public final class EmbeddedServerStore: ServerStore {
         }
     }
 
-    public func load() async throws -> Node { try await onThread { try StorageEngine.readTree(at: .root, from: $0) } }
+    public func read(at path: TreePath, limit: Int) async throws -> StoredData {
+        try await onThread { [self] rows in
+            guard let node = try StorageEngine.readTree(at: path, from: rows, limit: limit) else { throw ServerError.readTooLarge }
+            return StoredData(node: node, version: version.withLock { $0 })
+        }
+    }
+
+    public func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData {
+        try await onThread { rows in
+            guard let found = try StorageEngine.readShallow(at: path, from: rows, limit: limit) else { throw ServerError.readTooLarge }
+            return StoredShallowData(leaf: found.leaf, children: found.children)
+        }
+    }
 
     public func commit(_ change: StoreChange) async throws {
         // The rows are made on the store's thread too, not on the caller's executor: a group of
         // a thousand writes is a thousand subtrees to encode, work the cooperative pool (parsing
         // and deciding the next writes meanwhile) should not carry.
-        try await onThread { rows in
-            var replacements: [(path: TreePath, node: Node)] = []
-            replacements.reserveCapacity(change.changedPaths.count)
-            for path in change.changedPaths {
-                if let replacement = EmbeddedServerStore.replacement(for: path, in: change.root) {
-                    replacements.append(replacement)
-                }
-            }
-            let batch = EmbeddedServerStore.batch(replacing: replacements, settings: change.settings)
-            guard !batch.isEmpty else { return }
-            try rows.write(batch, durable: true)
+        try await onThread { [self] rows in
+            var batch = EmbeddedServerStore.batch(saving: change.settings)
+            try StorageEngine.addWrites(change.writes.map { ($0.path, $0.node) }, reading: rows, to: &batch)
+            if !batch.isEmpty { try rows.write(batch, durable: true) }
+            version.withLock { $0 = change.version }
         }
     }
 
@@ -82,33 +92,14 @@ public final class EmbeddedServerStore: ServerStore {
     }
 
     public func saveSetting(named name: String, _ value: [UInt8]) async throws {
-        let batch = EmbeddedServerStore.batch(replacing: [], settings: [StoreSetting(name: name, value: value)])
+        let batch = EmbeddedServerStore.batch(saving: [StoreSetting(name: name, value: value)])
         try await onThread { try $0.write(batch, durable: true) }
     }
 
     public func close() async throws { try await onThread { try $0.close() } }
 
-    /// What to write for a change at `path`: the complete new data at the path's anchor, or, when
-    /// the data there is gone, the removal of the highest ancestor left empty. `nil` when a
-    /// removal under a leaf changed nothing.
-    static func replacement(for path: TreePath, in root: Node) -> (path: TreePath, node: Node)? {
-        var target = StorageKeys.deepestFittingAncestor(path)
-        var node = root.child(at: target)
-        if node.isEmpty {
-            while let parent = target.parent, root.child(at: parent).isEmpty { target = parent }
-            if let parent = target.parent, root.child(at: parent).isLeaf { return nil }
-            node = .empty
-        }
-        return (target, node)
-    }
-
-    /// The batch that replaces the stored data at each path with the given node, in order, and
-    /// saves `settings` (an empty value removes one), all atomically.
-    ///
-    /// Each node is the complete new content at its path (the namespace holds the tree), so
-    /// nothing is read back. Each path is its own anchor (``replacement(for:in:)``) and no
-    /// ancestor of a path holds a leaf in the new data.
-    static func batch(replacing replacements: [(path: TreePath, node: Node)], settings: [StoreSetting]) -> WriteBatch {
+    /// The batch that saves `settings` (an empty value removes one).
+    static func batch(saving settings: [StoreSetting]) -> WriteBatch {
         var batch = WriteBatch()
         for setting in settings {
             if setting.value.isEmpty {
@@ -117,31 +108,6 @@ public final class EmbeddedServerStore: ServerStore {
                 batch.put(StorageKeys.settingKey(setting.name), setting.value)
             }
         }
-        var delta = 0
-        // The ancestors whose (leaf) rows this batch already deletes. A group of writes under one
-        // location shares its ancestors: deleting the root's, `users`' and `users/ada`'s row once
-        // instead of once per write takes most of the statements out of a group commit. Closed
-        // under taking ancestors, so a walk up stops at the first one it meets.
-        var deletedAncestors = Set<TreePath>()
-        for (path, node) in replacements {
-            precondition(StorageKeys.fits(path), "a replacement's path must be its own anchor")
-            if deletedAncestors.contains(path) {
-                // An earlier path lies below this one, so this replacement adds rows where those
-                // deletions happened. The promise above makes none of them a leaf at a later
-                // path's ancestor; forgetting them is a safeguard: a later path below deletes its
-                // ancestors again.
-                deletedAncestors = deletedAncestors.filter { !path.contains($0) }
-            }
-            var ancestor = path
-            while let parent = ancestor.parent, deletedAncestors.insert(parent).inserted {
-                batch.delete(StorageKeys.cacheKey(parent))
-                ancestor = parent
-            }
-            batch.deleteRange(KeyRange(prefix: StorageKeys.cacheKey(path)))
-            StorageEngine.addRows(of: node, at: path, to: &batch, delta: &delta)
-        }
-        // A client engine opening these rows counts the cache size again.
-        if !replacements.isEmpty { batch.delete(StorageKeys.cacheSize) }
         return batch
     }
 }
