@@ -14,7 +14,7 @@ struct CommitPipelineTests {
 
     private static func write(_ number: Int, outcomes: Outcomes) -> CommitPipeline.PendingWrite {
         CommitPipeline.PendingWrite(
-            deliveries: [], changedPaths: [TreePath(unchecked: "w/\(number)")], settings: [], stamp: nil, value: Node(.number(Double(number))),
+            deliveries: [], writes: [StoreWrite(path: TreePath(unchecked: "w/\(number)"), node: Node(.number(Double(number))))], settings: [], stamp: nil, value: Node(.number(Double(number))),
             completion: { _ in outcomes.numbers.withLock { $0.append(number) } })
     }
 

@@ -11,8 +11,10 @@ struct CommitPipeline {
     struct PendingWrite: Sendable {
         /// The updates it causes for listeners, sent once it is durable.
         var deliveries: [Delivery]
+        /// What it wrote, server values resolved, in order (what the store commits).
+        var writes: [StoreWrite]
         /// Where it changed the tree.
-        var changedPaths: [TreePath]
+        var changedPaths: [TreePath] { writes.map(\.path) }
         /// Settings committed with it (its client's ledger record).
         var settings: [StoreSetting]
         /// Its stamp, given back to the ledger if its commit fails.

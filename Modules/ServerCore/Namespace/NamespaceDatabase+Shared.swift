@@ -74,7 +74,7 @@ extension NamespaceDatabase {
         try await catchUpNow(with: missed, from: shared)
         taken.taken = true
         var writes: [WriteOperation] = []
-        var changedPaths: [TreePath] = []
+        var storeWrites: [StoreWrite] = []
         var settings: [StoreSetting] = []
         for write in group {
             switch decide(write.operation, condition: write.condition, stamp: write.stamp, as: write.caller) {
@@ -84,12 +84,12 @@ extension NamespaceDatabase {
                 decided.completion = write.completion
                 follower.decided(decided)
                 if let resolved { writes.append(resolved) }
-                changedPaths += decided.changedPaths
+                storeWrites += decided.writes
                 settings += decided.settings
             }
         }
         guard !writes.isEmpty || !settings.isEmpty else { return nil }
-        return SharedCommit(change: writes.isEmpty ? nil : StoreChange(root: root, changedPaths: changedPaths), writes: writes, settings: settings)
+        return SharedCommit(change: writes.isEmpty ? nil : StoreChange(writes: storeWrites), writes: writes, settings: settings)
     }
 
     /// Applies committed entries (`nil`: the log no longer reaches back to this node's place, so

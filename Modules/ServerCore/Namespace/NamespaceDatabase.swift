@@ -217,7 +217,7 @@ public actor NamespaceDatabase {
             completion(result)
         case .accepted(let decided, _):
             pipeline.enqueue(CommitPipeline.PendingWrite(
-                deliveries: decided.deliveries, changedPaths: decided.changedPaths, settings: decided.settings, stamp: decided.stamp,
+                deliveries: decided.deliveries, writes: decided.writes, settings: decided.settings, stamp: decided.stamp,
                 value: decided.value, completion: completion))
             startCommitting()
         }
@@ -226,7 +226,9 @@ public actor NamespaceDatabase {
     /// A write decided against the tree in memory and applied to it.
     struct DecidedWrite {
         var deliveries: [Delivery]
-        var changedPaths: [TreePath]
+        /// What it wrote, server values resolved, in order.
+        var writes: [StoreWrite]
+        var changedPaths: [TreePath] { writes.map(\.path) }
         /// Settings to commit with it (its client's ledger record).
         var settings: [StoreSetting]
         /// Its stamp when it was applied now (taken back from the ledger if its commit fails).
@@ -252,7 +254,7 @@ public actor NamespaceDatabase {
         let serverTime = clock()
         let old = root
         if let stamp, ledger.isDuplicate(stamp) {
-            let unchanged = DecidedWrite(deliveries: [], changedPaths: [], settings: [], stamp: nil, value: root.child(at: operation.path), completion: nil)
+            let unchanged = DecidedWrite(deliveries: [], writes: [], settings: [], stamp: nil, value: root.child(at: operation.path), completion: nil)
             return .accepted(unchanged, resolved: nil)
         }
         let resolved: ResolvedWrite
@@ -273,12 +275,16 @@ public actor NamespaceDatabase {
         root = resolved.after
         let resolvedOperation: WriteOperation
         let deliveries: [Delivery]
+        let writes: [StoreWrite]
         switch operation {
         case .set(let path, _):
-            resolvedOperation = .set(path: path, node: root.child(at: path))
+            let node = root.child(at: path)
+            resolvedOperation = .set(path: path, node: node)
+            writes = [StoreWrite(path: path, node: node)]
             deliveries = overwriteDeliveries(at: path, old: old)
         case .update(let path, _):
             resolvedOperation = .update(path: path, children: resolved.children)
+            writes = resolved.children.map { StoreWrite(path: path.appending($0.path), node: $0.node) }
             deliveries = mergeDeliveries(at: path, children: resolved.children, old: old)
         }
         var settings = ledgerRemovals
@@ -287,7 +293,7 @@ public actor NamespaceDatabase {
             settings.append(ledger.noteApplied(stamp, now: serverTime))
             settings += ledger.sweep(now: serverTime)
         }
-        let decided = DecidedWrite(deliveries: deliveries, changedPaths: resolved.changed, settings: settings, stamp: stamp,
+        let decided = DecidedWrite(deliveries: deliveries, writes: writes, settings: settings, stamp: stamp,
                                    value: root.child(at: operation.path), completion: nil)
         return .accepted(decided, resolved: resolvedOperation)
     }
@@ -438,7 +444,7 @@ public actor NamespaceDatabase {
             // changed it since the last commit (a write refused changes nothing). Keeping each
             // write's own tree instead held every intermediate tree of the group alive.
             let groupRoot = root
-            let change = StoreChange(root: groupRoot, changedPaths: group.flatMap(\.changedPaths), settings: group.flatMap(\.settings))
+            let change = StoreChange(writes: group.flatMap(\.writes), settings: group.flatMap(\.settings))
             let failure = change.writes.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
             finish(group, root: groupRoot, failure: failure)
         }
