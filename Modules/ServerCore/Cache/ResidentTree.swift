@@ -1,0 +1,177 @@
+package import CoreTree
+
+/// The parts of a namespace held in memory, for a namespace whose store holds the whole of it:
+/// complete subtrees (entries), kept current as writes apply, under a byte budget.
+///
+/// - **Entries are complete subtrees.** An entry at a path holds all the data there; a path is
+///   *resident* when an entry lies at it or above it, and only resident data is ever answered
+///   from memory. No entry lies inside another: loading a path inside an entry changes nothing,
+///   loading a path above entries absorbs them.
+/// - **Writes apply where data is resident**, and nowhere else: a write inside an entry edits it;
+///   a write above entries replaces their data with its own; a write elsewhere touches no memory.
+/// - **Loads see every write.** A store read reflects the commits up to some version; the writes
+///   this tree applied after that version (kept in ``history`` until ``trimHistory(through:)``)
+///   are replayed onto the loaded data before it becomes an entry. Replaying a write the read
+///   already saw is harmless: each write sets its path to a value.
+/// - **Holds pin data.** A held path (a listener's location) stays resident; eviction takes the
+///   least recently used entries first, and from an entry that contains held paths it drops only
+///   what lies outside them.
+package struct ResidentTree: Sendable {
+    /// One entry's bookkeeping (its data lives in ``data``).
+    struct Entry: Sendable {
+        var bytes: Int
+        var lastUse: UInt64
+    }
+
+    /// Every entry's data in place, with the containers between (a container's other children are
+    /// not resident).
+    private(set) var data = Node.empty
+    private var entries: [TreePath: Entry] = [:]
+    private var holds: [TreePath: Int] = [:]
+    private var tick: UInt64 = 0
+    /// The writes applied, with their versions, not yet trimmed.
+    private(set) var history: [(version: UInt64, write: StoreWrite)] = []
+    /// The bytes the budget allows (see ``evict()``).
+    package let budget: Int
+    /// The estimated bytes of every entry.
+    package private(set) var bytes = 0
+
+    /// An empty tree with a budget of `budget` bytes.
+    package init(budget: Int) { self.budget = budget }
+
+    /// The number of entries.
+    package var entryCount: Int { entries.count }
+
+    /// The bytes of the entries that lie at or below a held path, or contain one.
+    package var heldBytes: Int {
+        entries.filter { entry in holds.keys.contains { entry.key.contains($0) || $0.contains(entry.key) } }.reduce(0) { $0 + $1.value.bytes }
+    }
+
+    /// The entry at or above `path`.
+    package func entry(covering path: TreePath) -> TreePath? {
+        var candidate: TreePath? = path
+        while let current = candidate {
+            if entries[current] != nil { return current }
+            candidate = current.parent
+        }
+        return nil
+    }
+
+    /// Whether the data at `path` is in memory.
+    package func isResident(_ path: TreePath) -> Bool { entry(covering: path) != nil }
+
+    /// The data at `path` when it is resident (marking its entry used), else `nil`.
+    package mutating func read(_ path: TreePath) -> Node? {
+        guard let owner = entry(covering: path) else { return nil }
+        tick += 1
+        entries[owner]?.lastUse = tick
+        return data.child(at: path)
+    }
+
+    /// Adds data read from the store at `path`, as of `stored.version`: the writes applied since
+    /// are replayed onto it first. Nothing changes when `path` is resident already.
+    package mutating func insert(_ stored: StoredData, at path: TreePath) {
+        guard !isResident(path) else { return }
+        var node = stored.node
+        for (version, write) in history where version > stored.version {
+            if let relative = write.path.relative(to: path) {
+                node = node.updatingChild(at: relative, to: write.node)
+            } else if let relative = path.relative(to: write.path) {
+                node = write.node.child(at: relative)
+            }
+        }
+        for inner in entries.keys where path.contains(inner) {
+            bytes -= entries[inner]!.bytes
+            entries[inner] = nil
+        }
+        data = data.updatingChild(at: path, to: node)
+        tick += 1
+        let size = ResidentTree.estimatedBytes(of: node)
+        entries[path] = Entry(bytes: size, lastUse: tick)
+        bytes += size
+    }
+
+    /// Applies `write` (made at `version`) to the resident data it touches, and keeps it for
+    /// loads that started before it.
+    package mutating func apply(_ write: StoreWrite, version: UInt64) {
+        history.append((version, write))
+        if let owner = entry(covering: write.path) {
+            let before = ResidentTree.estimatedBytes(of: data.child(at: write.path))
+            data = data.updatingChild(at: write.path, to: write.node)
+            let change = ResidentTree.estimatedBytes(of: write.node) - before
+            entries[owner]?.bytes += change
+            bytes += change
+            return
+        }
+        for inner in entries.keys where write.path.contains(inner) {
+            let node = write.node.child(at: inner.relative(to: write.path)!)
+            let size = ResidentTree.estimatedBytes(of: node)
+            bytes += size - entries[inner]!.bytes
+            entries[inner]!.bytes = size
+            data = data.updatingChild(at: inner, to: node)
+        }
+    }
+
+    /// Forgets the writes up to `version` (no load still under way started before them).
+    package mutating func trimHistory(through version: UInt64) {
+        history.removeAll { $0.version <= version }
+    }
+
+    /// Holds `path` (it must be resident): it stays in memory until released as often.
+    package mutating func hold(_ path: TreePath) {
+        precondition(isResident(path), "only resident data can be held")
+        holds[path, default: 0] += 1
+    }
+
+    /// Releases one hold of `path`.
+    package mutating func release(_ path: TreePath) {
+        guard let count = holds[path] else { return }
+        holds[path] = count > 1 ? count - 1 : nil
+    }
+
+    /// Whether `path` is held.
+    package func isHeld(_ path: TreePath) -> Bool { holds[path] != nil }
+
+    /// Evicts entries, least recently used first, until the entries fit the budget or only held
+    /// data is left. An entry containing held paths shrinks to entries at those paths.
+    ///
+    /// - Returns: the paths no longer resident.
+    @discardableResult
+    package mutating func evict() -> [TreePath] {
+        var evicted: [TreePath] = []
+        guard bytes > budget else { return evicted }
+        for (path, _) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard bytes > budget else { break }
+            guard let entry = entries[path] else { continue }
+            let heldInside = holds.keys.filter { path.contains($0) }
+            // Held at the entry itself: it stays whole.
+            if heldInside.contains(path) { continue }
+            let kept = heldInside.filter { held in !heldInside.contains { $0 != held && $0.contains(held) } }
+            var remaining = Node.empty
+            for held in kept { remaining = remaining.updatingChild(at: held.relative(to: path)!, to: data.child(at: held)) }
+            data = data.updatingChild(at: path, to: remaining)
+            bytes -= entry.bytes
+            entries[path] = nil
+            for held in kept {
+                let size = ResidentTree.estimatedBytes(of: data.child(at: held))
+                entries[held] = Entry(bytes: size, lastUse: entry.lastUse)
+                bytes += size
+            }
+            evicted.append(path)
+        }
+        return evicted
+    }
+
+    /// Roughly the bytes `node` takes in memory: a fixed cost per node and per child, plus its
+    /// strings and keys.
+    package static func estimatedBytes(of node: Node) -> Int {
+        if node.isEmpty { return 0 }
+        if let value = node.leafValue {
+            if case .string(let text) = value { return 48 + text.utf8.count }
+            return 48
+        }
+        var total = 64
+        for (key, child) in node.children { total += 32 + key.stringValue.utf8.count + estimatedBytes(of: child) }
+        return total
+    }
+}
