@@ -95,7 +95,9 @@ public struct RuleSet: Sendable {
     /// - Parameters:
     ///   - auth: the `auth` variable (`nil` when unauthenticated).
     ///   - now: the server's time in milliseconds since 1970.
-    public func canRead(_ path: TreePath, root data: Node, auth: Node?, now: Double, query: RuleQuery = .plain) -> Bool {
+    ///   - access: where to record the locations whose data the rules read, if anywhere.
+    public func canRead(_ path: TreePath, root data: Node, auth: Node?, now: Double, query: RuleQuery = .plain,
+                        access: RuleDataAccess? = nil) -> Bool {
         var location = self.root
         var wildcards: WildcardValues = []
         var levelPath = TreePath.root
@@ -103,7 +105,7 @@ public struct RuleSet: Sendable {
         while true {
             if let read = location.read {
                 let scope = RuleScope(auth: auth, now: now, root: data, newRoot: nil, path: levelPath, wildcards: wildcards,
-                                      query: query, dataNode: node)
+                                      query: query, dataNode: node, access: access)
                 if RuleEvaluator(scope: scope).grants(read) { return true }
             }
             guard levelPath.depth < path.depth else { return false }
@@ -121,12 +123,14 @@ public struct RuleSet: Sendable {
     /// whole tree after the write; a multi-path update is judged as a whole).
     ///
     /// Each path needs a `.write` grant at it or above, and every `.validate` rule on the way to
-    /// it and in the new data below it must pass where the new data exists.
-    public func canWrite(_ paths: [TreePath], before: Node, after: Node, auth: Node?, now: Double) -> Bool {
+    /// it and in the new data below it must pass where the new data exists. `access`, when given,
+    /// records the locations whose data the rules read (the new data below each written path is
+    /// read whole by its `.validate` rules and not recorded).
+    public func canWrite(_ paths: [TreePath], before: Node, after: Node, auth: Node?, now: Double, access: RuleDataAccess? = nil) -> Bool {
         // Ancestors shared by several paths have their .validate run once.
         var validatedAbove: Set<TreePath>? = paths.count > 1 ? [] : nil
         for path in paths {
-            guard judgeWrite(path, before: before, after: after, auth: auth, now: now, validatedAbove: &validatedAbove) else {
+            guard judgeWrite(path, before: before, after: after, auth: auth, now: now, validatedAbove: &validatedAbove, access: access) else {
                 return false
             }
         }
@@ -134,7 +138,7 @@ public struct RuleSet: Sendable {
     }
 
     private func judgeWrite(_ path: TreePath, before: Node, after: Node, auth: Node?, now: Double,
-                            validatedAbove: inout Set<TreePath>?) -> Bool {
+                            validatedAbove: inout Set<TreePath>?, access: RuleDataAccess?) -> Bool {
         var location = self.root
         var wildcards: WildcardValues = []
         var granted = false
@@ -144,16 +148,18 @@ public struct RuleSet: Sendable {
             if levelPath.depth == path.depth {
                 if !granted, let write = location.write {
                     let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath, wildcards: wildcards,
-                                          query: .plain, dataNode: oldNode, newDataNode: newNode)
+                                          query: .plain, dataNode: oldNode, newDataNode: newNode, access: access)
                     granted = RuleEvaluator(scope: scope).grants(write)
                 }
                 return granted && validateSubtree(location, path: levelPath, wildcards: wildcards, oldNode: oldNode, newNode: newNode,
-                                                  before: before, after: after, auth: auth, now: now)
+                                                  before: before, after: after, auth: auth, now: now, access: access)
             }
+            if location.validate != nil { access?.note(levelPath, isNew: true) }
             let needsValidate = location.validate != nil && !newNode.isEmpty && validatedAbove?.contains(levelPath) != true
             if (!granted && location.write != nil) || needsValidate {
                 let evaluator = RuleEvaluator(scope: RuleScope(auth: auth, now: now, root: before, newRoot: after, path: levelPath,
-                                                               wildcards: wildcards, query: .plain, dataNode: oldNode, newDataNode: newNode))
+                                                               wildcards: wildcards, query: .plain, dataNode: oldNode, newDataNode: newNode,
+                                                               access: access))
                 if !granted, let write = location.write, evaluator.grants(write) { granted = true }
                 if needsValidate, let validate = location.validate {
                     guard evaluator.grants(validate) else { return false }
@@ -172,11 +178,11 @@ public struct RuleSet: Sendable {
     /// Runs the `.validate` rules of `location` and of every rule location below it that the new
     /// data reaches.
     private func validateSubtree(_ location: RuleLocation, path: TreePath, wildcards: WildcardValues, oldNode: Node, newNode: Node,
-                                 before: Node, after: Node, auth: Node?, now: Double) -> Bool {
+                                 before: Node, after: Node, auth: Node?, now: Double, access: RuleDataAccess?) -> Bool {
         guard !newNode.isEmpty else { return true }
         if let validate = location.validate {
             let scope = RuleScope(auth: auth, now: now, root: before, newRoot: after, path: path, wildcards: wildcards, query: .plain,
-                                  dataNode: oldNode, newDataNode: newNode)
+                                  dataNode: oldNode, newDataNode: newNode, access: access)
             guard RuleEvaluator(scope: scope).grants(validate) else { return false }
         }
         guard !location.children.isEmpty || location.wildcard != nil else { return true }
@@ -184,7 +190,7 @@ public struct RuleSet: Sendable {
             var inner = wildcards
             guard let next = location.descend(key, binding: &inner) else { continue }
             guard validateSubtree(next, path: path.child(key), wildcards: inner, oldNode: oldNode.immediateChild(key),
-                                  newNode: child, before: before, after: after, auth: auth, now: now) else {
+                                  newNode: child, before: before, after: after, auth: auth, now: now, access: access) else {
                 return false
             }
         }

@@ -19,17 +19,20 @@ final class RuleScope {
     /// The `$wildcard` values of the location (names with their `$`).
     let wildcards: WildcardValues
     let query: RuleQuery
+    /// Where the locations read are recorded, if anywhere.
+    let access: RuleDataAccess?
 
     /// A scope at `path`; `dataNode` and `newDataNode`, when the caller has them, save walking
     /// the trees from their roots.
     init(auth: Node?, now: Double, root: Node, newRoot: Node?, path: TreePath, wildcards: WildcardValues, query: RuleQuery,
-         dataNode: Node? = nil, newDataNode: Node? = nil) {
+         dataNode: Node? = nil, newDataNode: Node? = nil, access: RuleDataAccess? = nil) {
+        self.access = access
         self.auth = auth
         self.now = now
-        self.root = RuleSnapshot(tree: root, path: .root, node: root)
-        data = RuleSnapshot(tree: root, path: path, node: dataNode ?? root.child(at: path))
+        self.root = RuleSnapshot(tree: root, path: .root, node: root, isNew: false)
+        data = RuleSnapshot(tree: root, path: path, node: dataNode ?? root.child(at: path), isNew: false)
         if let newRoot {
-            newData = RuleSnapshot(tree: newRoot, path: path, node: newDataNode ?? newRoot.child(at: path))
+            newData = RuleSnapshot(tree: newRoot, path: path, node: newDataNode ?? newRoot.child(at: path), isNew: true)
         } else {
             newData = data
         }
@@ -83,10 +86,16 @@ struct RuleEvaluator {
         case .snapshot(let target, let method, let arguments):
             return try snapshotMethod(try snapshot(target), method, arguments)
         case .hasChildren(let target, let names):
-            let node = try snapshot(target).node
-            guard let names else { return .bool(!node.isLeaf && !node.isEmpty) }
+            let target = try snapshot(target)
+            let node = target.node
+            guard let names else {
+                scope.access?.note(target.path, isNew: target.isNew)
+                return .bool(!node.isLeaf && !node.isEmpty)
+            }
             for name in names {
-                guard node.child(at: try path(try value(name))).isEmpty == false else { return .bool(false) }
+                let relative = try path(try value(name))
+                scope.access?.note(target.path.appending(relative), isNew: target.isNew)
+                guard node.child(at: relative).isEmpty == false else { return .bool(false) }
             }
             return .bool(true)
         case .string(let target, let method, let arguments):
@@ -168,14 +177,21 @@ struct RuleEvaluator {
 
     private func snapshotMethod(_ snapshot: RuleSnapshot, _ method: SnapshotMethod, _ arguments: [RuleNode]) throws(RuleEvaluationError) -> RuleValue {
         switch method {
+        case .child, .parent, .hasChild: break
+        default: scope.access?.note(snapshot.path, isNew: snapshot.isNew)
+        }
+        switch method {
         case .child:
             let relative = try path(try value(arguments[0]))
-            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: snapshot.path.appending(relative), node: snapshot.node.child(at: relative)))
+            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: snapshot.path.appending(relative), node: snapshot.node.child(at: relative),
+                                          isNew: snapshot.isNew))
         case .parent:
             guard let parent = snapshot.path.parent else { throw fail("the root has no parent") }
-            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: parent, node: snapshot.tree.child(at: parent)))
+            return .snapshot(RuleSnapshot(tree: snapshot.tree, path: parent, node: snapshot.tree.child(at: parent), isNew: snapshot.isNew))
         case .hasChild:
-            return .bool(!snapshot.node.child(at: try path(try value(arguments[0]))).isEmpty)
+            let relative = try path(try value(arguments[0]))
+            scope.access?.note(snapshot.path.appending(relative), isNew: snapshot.isNew)
+            return .bool(!snapshot.node.child(at: relative).isEmpty)
         case .hasChildren:
             let node = snapshot.node
             return .bool(!node.isLeaf && !node.isEmpty)

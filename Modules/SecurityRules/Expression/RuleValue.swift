@@ -59,4 +59,6 @@ struct RuleSnapshot: Sendable {
     let path: TreePath
     /// The node at `path` in `tree`.
     let node: Node
+    /// Whether `tree` is the data after a write (`newData` and what is reached from it).
+    let isNew: Bool
 }
