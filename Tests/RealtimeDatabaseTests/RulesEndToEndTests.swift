@@ -51,16 +51,16 @@ struct RulesEndToEndTests {
         defer { database.shutdown() }
         database.setAuthToken(TestTokens.token(subject: "alice"))
 
-        let empty = try await database.reference(withPath: "users/alice/none").observeSingleEvent(of: .value)
+        let empty = try await database.reference(withPath: "users/alice/none").singleEvent(of: .value)
         #expect(!empty.exists())
         do {
-            let snapshot = try await database.reference(withPath: "users/bob").observeSingleEvent(of: .value)
+            let snapshot = try await database.reference(withPath: "users/bob").singleEvent(of: .value)
             Issue.record("a refused listen returned a snapshot: \(snapshot)")
         } catch let error as DatabaseError {
             #expect(error.code == .permissionDenied, "\(error)")
         }
         do {
-            let (snapshot, _) = try await database.reference(withPath: "users/bob").observeSingleEventAndPreviousSiblingKey(of: .childAdded)
+            let (snapshot, _) = try await database.reference(withPath: "users/bob").singleEventAndPreviousSiblingKey(of: .childAdded)
             Issue.record("a refused listen returned a child: \(snapshot)")
         } catch let error as DatabaseError {
             #expect(error.code == .permissionDenied, "\(error)")
