@@ -25,8 +25,12 @@ extension Repo {
     private func startGet(_ query: QuerySpec, source: DatabaseSource, _ box: UncheckedBox<GetCompletion>) {
         queue.preconditionOnQueue()
         if InfoTree.contains(query.path) {
-            // Local state: every source reads it from memory.
-            answerFromCache(query, box, missing: .offline)
+            // Local state, always complete: every source reads it from memory (what a listener
+            // there sees, else the state itself).
+            guard let database else { return }
+            let node = infoSyncTree.cachedValue(for: query) ?? info.value(at: query.path)
+            let snapshot = DataSnapshot(node: node, ref: DatabaseReference(database: database, path: query.path), index: query.params.index)
+            complete { box.value(.success(snapshot)) }
             return
         }
         switch source {
