@@ -42,8 +42,8 @@ struct StructureEncoding {
         if let data = value as? Data { return try box(data, at: codingPath) }
         if let url = value as? URL { return .value(url.absoluteString) }
         if let decimal = value as? Decimal { return .value(NSDecimalNumber(decimal: decimal)) }
-        if options.passthrough.isPassthroughType(value) { return .value(value) }
         if let dictionary = value as? any StringKeyedEncodable { return .object(try dictionary.encodeEntries(with: self, at: codingPath)) }
+        if options.passthrough.isPassthroughType(value) { return .value(value) }
         return try encoded(at: codingPath) { try value.encode(to: $0) }
     }
 
