@@ -242,6 +242,12 @@ func configureTheApp() {
     }
 }
 
+/// FirebaseCore's `async` form.
+func deleteTheApp(_ app: FirebaseApp) async {
+    let deleted: Bool = await app.delete()
+    _ = deleted
+}
+
 /// A synchronous write (inside an `async` function the `async` form would be picked).
 func write(_ reference: DatabaseReference) {
     reference.setValue(["name": "Ada", "points": 3])
@@ -256,7 +262,7 @@ struct FirebaseAPICompileTests {
         let reference = database.reference(withPath: "scores/ada")
         write(reference)
         #expect(reference.description().contains("scores/ada"))
-        _ = (useTheSynchronousAPI, readSnapshot, useTheAsyncAPI)  // compiled; not run: they need a server
+        _ = (useTheSynchronousAPI, readSnapshot, useTheAsyncAPI, deleteTheApp)  // compiled; not run: they need a server
         database.shutdown()
     }
 }

@@ -232,6 +232,15 @@ struct FirebaseAppTests {
         #expect(FirebaseApp.app(name: name) == nil)
     }
 
+    @Test func theAsyncDeleteSaysWhetherTheAppWasConfigured() async {
+        let name = "async-delete-\(UUID().uuidString)"
+        FirebaseApp.configure(name: name, options: FirebaseOptions(googleAppID: "1:2:ios:3", gcmSenderID: "2"))
+        let app = FirebaseApp.app(name: name)!
+        #expect(await app.delete())
+        #expect(FirebaseApp.app(name: name) == nil)
+        #expect(await app.delete() == false)
+    }
+
     @Test func optionsMadeInCode() {
         let options = FirebaseOptions(googleAppID: "1:2:ios:3", gcmSenderID: "2")
         #expect(options.databaseURL == nil)
