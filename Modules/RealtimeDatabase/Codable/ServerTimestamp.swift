@@ -12,7 +12,7 @@ public import Foundation
 ///     var title: String
 ///     @ServerTimestamp var updated: Date?
 /// }
-/// try ref.setValue(from: Post(title: "Hi"))   // the server writes its time into `updated`
+/// try ref.setValue(from: Post(title: "Hi", updated: nil))   // the server writes its time into `updated`
 /// ```
 ///
 /// ``ServerTimestampMilliseconds`` holds the same value as an `Int64` of milliseconds.
