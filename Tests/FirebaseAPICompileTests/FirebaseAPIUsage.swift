@@ -109,14 +109,71 @@ func useTheSynchronousAPI(_ database: Database) throws {
     // Codable
     try child.setValue(from: Score(name: "Ada", points: 1))
     try child.setValue(from: Score(name: "Ada", points: 1)) { error in _ = error }
-    let encoder = Database.Encoder()
-    let decoder = Database.Decoder()
-    let tree: Any = try encoder.encode(Score(name: "Ada", points: 1))
-    let back: Score = try decoder.decode(Score.self, from: tree)
-    _ = back
+    try useTheStructureCoders()
     database.goOnline()
     DatabaseReference.goOnline()
     database.purgeOutstandingWrites()
+}
+
+/// Firebase's `Database.Encoder` / `Database.Decoder` (`FirebaseDataEncoder` / `FirebaseDataDecoder`),
+/// their strategies, and `@ServerTimestamp` (a non-generic `Date?` wrapper).
+func useTheStructureCoders() throws {
+    let encoder = Database.Encoder()
+    encoder.dateEncodingStrategy = .millisecondsSince1970
+    encoder.dateEncodingStrategy = .secondsSince1970
+    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = .formatted(DateFormatter())
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(date.timeIntervalSince1970)
+    }
+    encoder.dateEncodingStrategy = .deferredToDate
+    encoder.dataEncodingStrategy = .blob
+    encoder.dataEncodingStrategy = .deferredToData
+    encoder.dataEncodingStrategy = .custom { data, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(data.count)
+    }
+    encoder.dataEncodingStrategy = .base64
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    encoder.nonConformingFloatEncodingStrategy = .throw
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.keyEncodingStrategy = .custom { (codingPath: [any CodingKey]) -> any CodingKey in codingPath.last! }
+    encoder.keyEncodingStrategy = .useDefaultKeys
+    encoder.passthroughTypeResolver = PassDates.self
+    encoder.userInfo[CodingUserInfoKey(rawValue: "app")!] = "compile"
+    let tree: Any = try encoder.encode(Score(name: "Ada", points: 1))
+
+    let decoder = Database.Decoder()
+    decoder.dateDecodingStrategy = .millisecondsSince1970
+    decoder.dateDecodingStrategy = .secondsSince1970
+    decoder.dateDecodingStrategy = .iso8601
+    decoder.dateDecodingStrategy = .formatted(DateFormatter())
+    decoder.dateDecodingStrategy = .custom { decoder in Date(timeIntervalSince1970: try decoder.singleValueContainer().decode(Double.self)) }
+    decoder.dateDecodingStrategy = .deferredToDate
+    decoder.dataDecodingStrategy = .blob
+    decoder.dataDecodingStrategy = .deferredToData
+    decoder.dataDecodingStrategy = .custom { decoder in Data(try decoder.singleValueContainer().decode(String.self).utf8) }
+    decoder.dataDecodingStrategy = .base64
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    decoder.nonConformingFloatDecodingStrategy = .throw
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    decoder.keyDecodingStrategy = .custom { codingPath in codingPath.last! }
+    decoder.keyDecodingStrategy = .useDefaultKeys
+    decoder.passthroughTypeResolver = PassDates.self
+    decoder.userInfo[CodingUserInfoKey(rawValue: "app")!] = "compile"
+    let back: Score = try decoder.decode(Score.self, from: tree)
+    _ = back
+
+    // @ServerTimestamp is not generic: nil is the server's time.
+    let stamp = ServerTimestamp(wrappedValue: nil)
+    let stamped: Date? = stamp.wrappedValue
+    _ = (stamp == ServerTimestamp(wrappedValue: Date()), Set([stamp]), stamped)
+}
+
+/// A passthrough resolver, as app code declares one.
+struct PassDates: StructureCodingPassthroughTypeResolver {
+    static func isPassthroughType<T>(_ t: T) -> Bool { t is Date }
 }
 
 /// Reading a snapshot.
@@ -153,9 +210,24 @@ func useTheAsyncAPI(_ child: DatabaseReference, _ query: DatabaseQuery) async th
     try await child.cancelDisconnectOperations()
     let (committed, result): (Bool, DataSnapshot) = try await child.runTransactionBlock { data in .success(withValue: data) }
     _ = (committed, result)
-    let once: DataSnapshot = try await query.observeSingleEvent(of: .value)
-    let (onceChild, previous): (DataSnapshot, String?) = try await query.observeSingleEventAndPreviousSiblingKey(of: .childAdded)
-    _ = (once, onceChild, previous)
+    // Firebase's forms return a value, as the imported Objective-C methods do.
+    var ref: DatabaseReference = try await child.setValue("y")
+    ref = try await child.setValue("y", andPriority: 1)
+    ref = try await child.removeValue()
+    ref = try await child.setPriority(3)
+    ref = try await child.updateChildValues(["a": 1])
+    ref = try await child.onDisconnectSetValue("z")
+    ref = try await child.onDisconnectSetValue("z", andPriority: 1)
+    ref = try await child.onDisconnectUpdateChildValues(["a": 1])
+    ref = try await child.onDisconnectRemoveValue()
+    ref = try await child.cancelDisconnectOperations()
+    _ = ref
+    _ = try await child.getData()
+    // Firebase's single-event forms do not throw.
+    let once: DataSnapshot = await query.observeSingleEvent(of: .value)
+    let (snap, prev) = await child.observeSingleEventAndPreviousSiblingKey(of: .value)
+    let (onceChild, previous): (DataSnapshot, String?) = await query.observeSingleEventAndPreviousSiblingKey(of: .childAdded)
+    _ = (once, snap, prev, onceChild, previous)
 }
 
 /// The app entry points.
@@ -168,6 +240,12 @@ func configureTheApp() {
         _ = Database.database(app: app)
         _ = Database.database(app: app, url: "http://127.0.0.1:9?ns=compile")
     }
+}
+
+/// FirebaseCore's `async` form.
+func deleteTheApp(_ app: FirebaseApp) async {
+    let deleted: Bool = await app.delete()
+    _ = deleted
 }
 
 /// A synchronous write (inside an `async` function the `async` form would be picked).
@@ -184,7 +262,7 @@ struct FirebaseAPICompileTests {
         let reference = database.reference(withPath: "scores/ada")
         write(reference)
         #expect(reference.description().contains("scores/ada"))
-        _ = (useTheSynchronousAPI, readSnapshot, useTheAsyncAPI)  // compiled; not run: they need a server
+        _ = (useTheSynchronousAPI, readSnapshot, useTheAsyncAPI, deleteTheApp)  // compiled; not run: they need a server
         database.shutdown()
     }
 }

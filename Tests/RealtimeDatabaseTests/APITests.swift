@@ -41,7 +41,7 @@ struct APITests {
         ref.setValue(["no/slash": 1]) { error, _ in reported.record((error as? DatabaseError)?.code.rawValue ?? "none") }
         #expect(try await reported.waitFor(count: 1))
         #expect(reported.all == [DatabaseError.Code.invalidArgument.rawValue])
-        let snapshot = try await ref.observeSingleEvent(of: .value)
+        let snapshot = try await ref.singleEvent(of: .value)
         #expect(snapshot.json == #"{"ok":1}"#, "nothing invalid was written")
         #expect(throws: DatabaseError.self) { try DatabaseReference.validatePath("a/b[0]") }
     }
@@ -52,7 +52,7 @@ struct APITests {
         let ref = database.reference(withPath: "profile")
         ref.write(["name": "Ada", "age": 36, "score": 9.5, "admin": true, "tags": ["x", "y"], "nested": ["deep": ["er": 1]]])
         ref.child("name").writePriority(2)
-        let snapshot = try await ref.observeSingleEvent(of: .value)
+        let snapshot = try await ref.singleEvent(of: .value)
         #expect(snapshot.exists())
         #expect(snapshot.key == "profile")
         #expect(snapshot.childrenCount == 6)
@@ -86,7 +86,7 @@ struct APITests {
         let ref = database.reference(withPath: "dinos/t-rex")
         let dino = Dino(name: "T. rex", height: 4.0, tags: ["big", "old"])
         try ref.writeEncoded(dino)
-        let snapshot = try await ref.observeSingleEvent(of: .value)
+        let snapshot = try await ref.singleEvent(of: .value)
         #expect(try snapshot.data(as: Dino.self) == dino)
         #expect(throws: DecodingError.self) { try snapshot.childSnapshot(forPath: "name").data(as: Dino.self) }
     }
@@ -161,7 +161,7 @@ struct APITests {
         let ref = database.reference(withPath: "stamped")
         let before = Date().timeIntervalSince1970 * 1000
         ref.write(["at": ServerValue.timestamp(), "n": ServerValue.increment(5)])
-        let snapshot = try await ref.observeSingleEvent(of: .value)
+        let snapshot = try await ref.singleEvent(of: .value)
         let stamp = snapshot.childSnapshot(forPath: "at").value as? Double ?? 0
         #expect(stamp >= before - 1 && stamp <= Date().timeIntervalSince1970 * 1000 + 1)
         #expect(snapshot.childSnapshot(forPath: "n").value as? Int == 5)
@@ -230,6 +230,15 @@ struct FirebaseAppTests {
         app.delete { deleted.record("\($0)") }
         #expect(deleted.all == ["true"])
         #expect(FirebaseApp.app(name: name) == nil)
+    }
+
+    @Test func theAsyncDeleteSaysWhetherTheAppWasConfigured() async {
+        let name = "async-delete-\(UUID().uuidString)"
+        FirebaseApp.configure(name: name, options: FirebaseOptions(googleAppID: "1:2:ios:3", gcmSenderID: "2"))
+        let app = FirebaseApp.app(name: name)!
+        #expect(await app.delete())
+        #expect(FirebaseApp.app(name: name) == nil)
+        #expect(await app.delete() == false)
     }
 
     @Test func optionsMadeInCode() {

@@ -1,9 +1,10 @@
 import CoreTree
 import Dispatch
 import Foundation
-@testable import RealtimeDatabase
+@_spi(Testing) @testable import RealtimeDatabase
 import SyncProtocol
 import Synchronization
+import TestSupport
 import Testing
 
 /// The `async` API waits for the client's queue suspended, never blocking a thread of the
@@ -54,5 +55,29 @@ struct AsyncAPITests {
 
         for task in tasks { _ = try await task.value }
         #expect(fake.requests.filter { $0.action == "p" }.count == writers)
+    }
+
+    /// The throwing single-event form stops, and stops listening, when its task is cancelled
+    /// (offline with nothing cached, no event would ever come).
+    @Test func aCancelledSingleEventThrowsAndStopsListening() async throws {
+        let database = try Clients.make(url: "http://127.0.0.1:9?ns=cancel-once")
+        database.goOffline()
+        defer { database.shutdown() }
+        let repo = database.repo
+        let waiting = Task { try await database.reference(withPath: "never").singleEvent(of: .value) }
+        #expect(try await waitUntil { repo.perform { !repo.observers.isEmpty } })
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await database.settle()
+        #expect(repo.perform { repo.observers.isEmpty })
+
+        // Cancelled before it starts: it throws at once and leaves nothing behind.
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await database.reference(withPath: "never").singleEventAndPreviousSiblingKey(of: .childAdded)
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        await database.settle()
+        #expect(repo.perform { repo.observers.isEmpty })
     }
 }

@@ -25,11 +25,11 @@ struct CacheControlTests {
         defer { database.shutdown() }
         #expect(database.persistenceError == nil)
         #expect(database.cacheSizeBytes == 0)
-        _ = try await database.reference(withPath: "idle").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "idle").singleEvent(of: .value)
         database.reference(withPath: "pinned").keepSynced(true)
-        _ = try await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "pinned").singleEvent(of: .value)
         let active = database.reference(withPath: "active").observe(.value) { _ in }
-        _ = try await database.reference(withPath: "active").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "active").singleEvent(of: .value)
         // Replies come in order: once this read is answered, every listen above is complete.
         _ = try await database.reference(withPath: "barrier").getData()
         database.goOffline()

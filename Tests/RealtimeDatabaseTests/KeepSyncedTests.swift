@@ -61,10 +61,10 @@ struct KeepSyncedTests {
         database.reference(withPath: "pinned").keepSynced(true)
         // Visit each room in turn: listen until its data arrives, then stop listening.
         for index in 0..<8 {
-            let snapshot = try await database.reference(withPath: "rooms/r\(index)").observeSingleEvent(of: .value)
+            let snapshot = try await database.reference(withPath: "rooms/r\(index)").singleEvent(of: .value)
             #expect(snapshot.childrenCount == 200)
         }
-        _ = try await database.reference(withPath: "pinned").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "pinned").singleEvent(of: .value)
         // A value event comes with the server's data, before the listen's ok marks the query
         // complete. A read sent now is answered after those oks (one ordered connection), and the
         // barrier then lets the client record them before it shuts down.

@@ -55,8 +55,8 @@ struct NamedTransactionTests {
         let database = try Clients.make(server, namespace: namespace, backend: "sqlite", directory: directory)
         defer { database.shutdown() }
         // Online and answered: had the transaction run, its commit would be in by now.
-        _ = try await database.reference(withPath: "barrier").observeSingleEvent(of: .value)
-        _ = try await database.reference(withPath: "barrier").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "barrier").singleEvent(of: .value)
+        _ = try await database.reference(withPath: "barrier").singleEvent(of: .value)
         #expect(try await server.read("tally", namespace: namespace) as? Int == 10, "it ran without its handler")
 
         let outcome = Mutex<String?>(nil)

@@ -38,7 +38,7 @@ struct PinsAcrossRestartTests {
 
         // Unpinning ends it: the next run does not listen there.
         database.reference(withPath: "scores").keepSynced(false)
-        _ = try await database.reference(withPath: "probe").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "probe").singleEvent(of: .value)
         database.shutdown()
         let reopened = try Clients.make(server, namespace: namespace, backend: "sqlite", directory: directory)
         _ = reopened.reference()
@@ -47,8 +47,8 @@ struct PinsAcrossRestartTests {
         try await server.write("scores/d", json: "4", namespace: namespace)
         // Ordered replies: once these listens are answered (the first waits for the connection),
         // a push caused by the write would have come.
-        _ = try await reopened.reference(withPath: "probe").observeSingleEvent(of: .value)
-        _ = try await reopened.reference(withPath: "probe").observeSingleEvent(of: .value)
+        _ = try await reopened.reference(withPath: "probe").singleEvent(of: .value)
+        _ = try await reopened.reference(withPath: "probe").singleEvent(of: .value)
         reopened.goOffline()
         let offline = try await reopened.reference(withPath: "scores").getData()
         reopened.shutdown()

@@ -1,5 +1,7 @@
+import CoreTree
 import Foundation
-import RealtimeDatabase
+import QueryEngine
+@_spi(Testing) @testable import RealtimeDatabase
 import Testing
 import TestSupport
 
@@ -51,19 +53,56 @@ struct RulesEndToEndTests {
         defer { database.shutdown() }
         database.setAuthToken(TestTokens.token(subject: "alice"))
 
-        let empty = try await database.reference(withPath: "users/alice/none").observeSingleEvent(of: .value)
+        let empty = try await database.reference(withPath: "users/alice/none").singleEvent(of: .value)
         #expect(!empty.exists())
         do {
-            let snapshot = try await database.reference(withPath: "users/bob").observeSingleEvent(of: .value)
+            let snapshot = try await database.reference(withPath: "users/bob").singleEvent(of: .value)
             Issue.record("a refused listen returned a snapshot: \(snapshot)")
         } catch let error as DatabaseError {
             #expect(error.code == .permissionDenied, "\(error)")
         }
         do {
-            let (snapshot, _) = try await database.reference(withPath: "users/bob").observeSingleEventAndPreviousSiblingKey(of: .childAdded)
+            let (snapshot, _) = try await database.reference(withPath: "users/bob").singleEventAndPreviousSiblingKey(of: .childAdded)
             Issue.record("a refused listen returned a child: \(snapshot)")
         } catch let error as DatabaseError {
             #expect(error.code == .permissionDenied, "\(error)")
         }
+    }
+
+    /// Firebase's async single-event forms do not throw: an allowed read returns, and a refused
+    /// one never does, as with Firebase, while the throwing form at the same place throws.
+    @Test func firebasesAsyncSingleEventsNeverReturnWhenTheListenIsRefused() async throws {
+        let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
+        _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
+        defer { Task { await server.shutDown() } }
+        let database = try Clients.make(server, namespace: Clients.namespace("rules-firebase-once"))
+        defer { database.shutdown() }
+        database.setAuthToken(TestTokens.token(subject: "alice"))
+
+        let allowed = await database.reference(withPath: "users/alice/none").observeSingleEvent(of: .value)
+        #expect(!allowed.exists())
+        let (child, previous) = await database.reference(withPath: "users/alice").observeSingleEventAndPreviousSiblingKey(of: .value)
+        #expect(!child.exists() && previous == nil)
+
+        // Both forms wait on one listen, sent once the client is back online, and refused.
+        database.goOffline()
+        let repo = database.repo
+        func waiting() -> Int { repo.perform { repo.observers.values.filter { $0.query.path.wireForm == "/users/bob" }.count } }
+        let returned = Recorder()
+        let firebaseForm = Task {
+            _ = await database.reference(withPath: "users/bob").observeSingleEvent(of: .value)
+            returned.record("returned")
+        }
+        #expect(try await waitUntil { waiting() == 1 })
+        let throwingForm = Task { try await database.reference(withPath: "users/bob").singleEvent(of: .value) }
+        #expect(try await waitUntil { waiting() == 2 })
+        database.goOnline()
+        let error = await #expect(throws: DatabaseError.self) { try await throwingForm.value }
+        #expect(error?.code == .permissionDenied)
+        await database.settle()
+        #expect(returned.all.isEmpty, "Firebase's form returned after a refused listen")
+        #expect(waiting() == 0, "the refused registrations are gone")
+        _ = firebaseForm  // suspended for good, as Firebase's is
     }
 }

@@ -36,7 +36,7 @@ struct SnapshotMetadataTests {
         #expect(try await waitUntil { withMetadata.all.count == 3 }, "\(withMetadata.all)")
         #expect(withMetadata.all == ["1 acked server", "2 pending server", "2 acked server"])
         // A barrier: an answered read after the ack; the plain observer heard no metadata-only event.
-        _ = try await database.reference(withPath: "barrier").observeSingleEvent(of: .value)
+        _ = try await database.reference(withPath: "barrier").singleEvent(of: .value)
         #expect(plain.all == ["1 acked server", "2 pending server"])
     }
 
@@ -53,7 +53,7 @@ struct SnapshotMetadataTests {
             first.reference(withPath: "c").observe(.value, with: log.record)
             #expect(try await waitUntil { log.all == [#"{"x":1} acked server"#] }, "\(log.all)")
             // Replies come in order: once this read is answered, the listen at c is complete and cached.
-            _ = try await first.reference(withPath: "barrier").observeSingleEvent(of: .value)
+            _ = try await first.reference(withPath: "barrier").singleEvent(of: .value)
             first.shutdown()
         }
         let database = try Clients.make(server, namespace: namespace, backend: "sqlite", directory: directory)

@@ -28,10 +28,10 @@ struct TransactionTests {
             result.record("\((error as? DatabaseError)?.code.rawValue ?? "none") \(committed)")
         })
         #expect(try await result.waitFor("invalid_args false"))
-        #expect(try await ref.observeSingleEvent(of: .value).value as? Double == 1e308)
+        #expect(try await ref.singleEvent(of: .value).value as? Double == 1e308)
         // A plain set of an overflowing increment is refused at the call.
         await #expect(throws: DatabaseError.self) { try await ref.setValue(ServerValue.increment(NSNumber(value: 1e308))) }
-        #expect(try await ref.observeSingleEvent(of: .value).value as? Double == 1e308)
+        #expect(try await ref.singleEvent(of: .value).value as? Double == 1e308)
     }
 
     @Test func anOfflineTransactionRunsOnReconnectOnFreshData() async throws {
@@ -187,7 +187,7 @@ struct TransactionTests {
         ref.write("from set")
         #expect(try await result.waitFor(count: 1))
         #expect(result.all == ["overriddenbyset false"])
-        let snapshot = try await ref.observeSingleEvent(of: .value)
+        let snapshot = try await ref.singleEvent(of: .value)
         #expect(snapshot.value as? String == "from set")
     }
 }

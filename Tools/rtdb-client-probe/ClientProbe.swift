@@ -97,7 +97,7 @@ struct Pin: AsyncParsableCommand {
         let ref = database.reference(withPath: path)
         ref.keepSynced(true)
         // A one-time read answered from the pinned listen: the data is cached once it returns.
-        _ = try await ref.observeSingleEvent(of: .value)
+        _ = try await ref.singleEvent(of: .value)
         FileHandle.standardOutput.write(Data("pinned\n".utf8))
         while true { try await Task.sleep(for: .seconds(60)) }
     }

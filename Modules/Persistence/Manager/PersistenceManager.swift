@@ -240,6 +240,20 @@ public final class PersistenceManager: PersistenceManaging, Sendable {
             try tracking.prune(victims)
         }
     }
+
+    /// Removes the cached data at and below `path` that no active or pinned query and no pending
+    /// write needs, with the tracked queries there. A complete inactive query above `path` keeps
+    /// vouching for the rest of its data: it is replaced by complete queries for the cached
+    /// children beside the way down to `path`. Nothing is removed when an active or pinned query
+    /// at or above `path`, or a pending write there or above, needs all of it.
+    ///
+    /// Each store commit leaves the cache consistent (a crash between them loses no data a query
+    /// vouches for): the new queries first, then the removed ones, then the data.
+    ///
+    /// - Complexity: reads the cached data of each complete inactive query above `path` once.
+    public func purgeCache(at path: TreePath) throws {
+        try tracking.withLock { tracking throws in try tracking.purge(at: path) }
+    }
 }
 
 /// The tracked queries and cache bookkeeping of a ``PersistenceManager``, always used under its
@@ -350,6 +364,70 @@ private struct Tracking {
             try engine.removeTrackedQuery(id: victim.id)
             tracked[victim.query] = nil
         }
+    }
+
+    /// Removes the data at and below `target` that nothing needs (see
+    /// ``PersistenceManager/purgeCache(at:)``).
+    mutating func purge(at target: TreePath) throws {
+        var keep: [TreePath] = []
+        for entry in tracked.values where !entry.isPrunable { keep += try paths(of: entry) }
+        keep += try engine.userWrites().map(\.path)
+        guard !keep.contains(where: { $0.contains(target) }) else { return }
+
+        // Complete queries above the target: their other data stays vouched for, piece by piece.
+        var ancestors: [TrackedQuery] = []
+        var pieces: [TreePath] = []
+        for entry in tracked.values where entry.isPrunable && entry.isComplete && entry.query.path.isAncestor(of: target) {
+            let covered = try paths(of: entry)
+            guard covered.contains(where: { $0.contains(target) }) else { continue }
+            ancestors.append(entry)
+            for path in covered { pieces += try self.pieces(of: path, around: target) }
+        }
+        var replacements: [TrackedQuery] = []
+        var nextId = nextQueryId
+        var seen: Set<TreePath> = []
+        for piece in pieces where seen.insert(piece).inserted {
+            let lastUse = ancestors.filter { $0.query.path.contains(piece) }.map(\.lastUse).max() ?? now()
+            let existing = tracked[.default(at: piece)]
+            var (entry, changed) = trackedEntry(.default(at: piece)) { entry in
+                entry.isComplete = true
+                entry.lastUse = existing.map { max($0.lastUse, lastUse) } ?? lastUse
+            }
+            guard changed else { continue }
+            if tracked[entry.query] == nil {
+                // A new query: trackedEntry gives each the same next id.
+                entry.id = nextId
+                nextId += 1
+            }
+            replacements.append(entry)
+        }
+        try engine.saveTrackedQueries(replacements)
+        for entry in replacements { adopt(entry) }
+
+        // The queries at and below the target whose data goes, and the ancestors now split.
+        let victims = tracked.values.filter { entry in
+            entry.isPrunable && target.contains(entry.query.path) && !keep.contains(where: { $0.contains(entry.query.path) })
+        }
+        for entry in ancestors + victims {
+            try engine.removeTrackedQuery(id: entry.id)
+            tracked[entry.query] = nil
+        }
+        try engine.pruneServerCache(at: target, keeping: keep.filter { target.contains($0) })
+    }
+
+    /// The locations that together hold the data at `covered` except `target` (at or below it):
+    /// the cached children beside each step of the way from `covered` down to `target`.
+    private func pieces(of covered: TreePath, around target: TreePath) throws -> [TreePath] {
+        guard let relative = target.relative(to: covered) else { return [covered] }
+        var node = try engine.serverCache(at: covered)
+        var level = covered
+        var result: [TreePath] = []
+        for key in relative.keys {
+            for (child, _) in node.children where child != key { result.append(level.child(child)) }
+            node = node.immediateChild(key)
+            level = level.child(key)
+        }
+        return result
     }
 
     /// The cache paths a tracked query covers: its location, or for a filtered query its keys.

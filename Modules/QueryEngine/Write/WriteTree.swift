@@ -67,6 +67,11 @@ public struct WriteTree: Sendable {
     /// The number of pending writes.
     public var count: Int { records.count }
 
+    /// The id of the oldest pending write (the smallest), `nil` when none is pending.
+    ///
+    /// - Complexity: O(1): settled ids at the front of the order are dropped as writes go.
+    public var oldestWriteId: Int64? { head < order.count ? order[head] : nil }
+
     /// Records a set. Write ids must increase.
     public mutating func addOverwrite(path: TreePath, node: Node, writeId: Int64, visible: Bool) {
         precondition(writeId > lastWriteId, "Stacking an older write on top of newer ones")

@@ -219,36 +219,6 @@ public final class Database: Sendable {
     /// their completion blocks get `write_canceled` and listeners see the data revert.
     public func purgeOutstandingWrites() { repo.purgeOutstandingWrites() }
 
-    // MARK: - The local cache (beyond Firebase)
-
-    /// The bytes of server data cached on disk now (keys plus values of the cached rows, the
-    /// measure ``persistenceCacheSizeBytes`` budgets); 0 with persistence off.
-    public var cacheSizeBytes: Int {
-        let repo = repo
-        return repo.perform { repo.persistence?.cacheSizeBytes ?? 0 }
-    }
-
-    /// Removes cached server data nothing needs: every location not listened to now and not
-    /// kept synced. Queued writes and the data under them are never removed. Does nothing with
-    /// persistence off.
-    ///
-    /// - Throws: ``DatabaseError/Code-swift.struct/storageFailure`` when the local store fails.
-    public func purgeCache() throws(DatabaseError) {
-        try repo.purgeCache()
-    }
-
-    /// How many writes made on this client the server has not acknowledged yet: sets, updates,
-    /// removals and transactions in flight, including writes restored from disk at start. Also
-    /// observable at `/.info/pendingWrites`.
-    public var pendingWriteCount: Int {
-        let repo = repo
-        return repo.perform { repo.pendingWriteCount }
-    }
-
-    /// ``pendingWriteCount`` now, then each time it changes (the newest value when the reader is
-    /// behind); ends when the database shuts down.
-    public var pendingWriteCounts: AsyncStream<Int> { repo.pendingWriteCountStream() }
-
     /// Why persistence could not be opened, when it was turned on: the directory is in use by
     /// another process (``DatabaseError/Code-swift.struct/persistenceInUse``, naming it) or the
     /// store failed (``DatabaseError/Code-swift.struct/storageFailure``). The instance then works

@@ -11,8 +11,8 @@ public struct DatabaseError: CodedError, Sendable, CustomStringConvertible, Loca
     /// The kind of failure.
     ///
     /// Codes the server can send are its wire statuses (``SyncProtocol/WireStatus``), so a
-    /// rejection reaches the app as the constant that names it; ``offline`` and
-    /// ``storageFailure`` are the client's own.
+    /// rejection reaches the app as the constant that names it; ``offline``, ``notCached``,
+    /// ``storageFailure`` and ``persistenceInUse`` are the client's own.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         /// The status string, as the server sends it (`permission_denied`, `datastale`, ...).
         public let rawValue: String
@@ -46,8 +46,11 @@ public struct DatabaseError: CodedError, Sendable, CustomStringConvertible, Loca
         public static let writeCanceled = Code(.writeCanceled)
         /// A key, path, value or query was invalid, here or on the server; nothing was written.
         public static let invalidArgument = Code(.invalidArgs)
-        /// The client is offline and has nothing cached for the request.
+        /// The client is offline: it has nothing cached for the request, or the request was for
+        /// the server only (`getData(source: .server)`).
         public static let offline = Code(rawValue: "offline")
+        /// The cache has no complete data for a read from the cache only (`getData(source: .cache)`).
+        public static let notCached = Code(rawValue: "not_cached")
         /// Local storage failed (disk full, say); nothing was written.
         public static let storageFailure = Code(rawValue: "storage_failure")
         /// The persistence directory is open in another process (or another `Database` in this

@@ -185,26 +185,6 @@ public class DatabaseQuery: @unchecked Sendable {
         register(eventType, once: true, callback: block, cancel: cancelBlock)
     }
 
-    /// The first event of `eventType`.
-    ///
-    /// Throws the listen's error (for example ``DatabaseError/Code/permissionDenied``) when the
-    /// server refuses or revokes it, so an error is never mistaken for an empty location.
-    /// Firebase's form is imported without `throws` and never returns after a cancelled listen;
-    /// code that calls it with `try await`, as Firebase's own API tests do, compiles unchanged.
-    public func observeSingleEvent(of eventType: DataEventType) async throws -> DataSnapshot {
-        try await observeSingleEventAndPreviousSiblingKey(of: eventType).0
-    }
-
-    /// The first event of `eventType` and its previous sibling's key; throws as
-    /// ``observeSingleEvent(of:)`` does.
-    public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async throws -> (DataSnapshot, String?) {
-        let first = OneShot<(DataSnapshot, String?), any Error>()
-        // The registration delivers exactly one of the two (its claim is taken once).
-        let registration = makeRegistration(eventType, once: true, callback: { first.succeed(($0, $1)) }, cancel: { first.fail($0) })
-        await database.repo.addObserver(registration, for: spec)
-        return try await first.value()
-    }
-
     @discardableResult
     func register(
         _ eventType: DataEventType, once: Bool, includeMetadataChanges: Bool = false, callback: @escaping ObserverRegistration.Callback,
@@ -217,7 +197,7 @@ public class DatabaseQuery: @unchecked Sendable {
     }
 
     /// A registration with a fresh handle, not added yet; a single-event one removes itself after its event.
-    private func makeRegistration(
+    func makeRegistration(
         _ eventType: DataEventType, once: Bool, includeMetadataChanges: Bool = false, callback: @escaping ObserverRegistration.Callback,
         cancel: ObserverRegistration.CancelCallback?
     ) -> ObserverRegistration {
@@ -250,25 +230,6 @@ public class DatabaseQuery: @unchecked Sendable {
     public func keepSynced(_ keepSynced: Bool) {
         precondition(path.firstKey != .info, "keepSynced is not allowed on /.info locations.")
         database.repo.keepSynced(spec, keepSynced)
-    }
-
-    // MARK: - Reading once
-
-    /// Reads the data once: from the server when connected, else from the local cache.
-    public func getData(completion block: @escaping ((any Error)?, DataSnapshot?) -> Void) {
-        database.repo.getData(spec) { result in
-            switch result {
-            case .success(let snapshot): block(nil, snapshot)
-            case .failure(let error): block(error, nil)
-            }
-        }
-    }
-
-    /// Reads the data once: from the server when connected, else from the local cache.
-    public func getData() async throws -> DataSnapshot {
-        let answer = OneShot<DataSnapshot, any Error>()
-        await database.repo.getData(spec) { answer.settle($0) }
-        return try await answer.value()
     }
 }
 

@@ -131,8 +131,18 @@ public final class FirebaseApp: NSObject, Sendable {
 
     /// Removes the app; `completion` hears whether it was configured.
     public func delete(_ completion: @escaping (Bool) -> Void) {
-        let removed = Self.apps.withLock { $0.removeValue(forKey: name) != nil }
-        completion(removed)
+        completion(remove())
+    }
+
+    /// Removes the app and returns whether it was configured (Firebase's `async` form, which
+    /// does not throw).
+    @discardableResult
+    public func delete() async -> Bool {
+        remove()
+    }
+
+    private func remove() -> Bool {
+        Self.apps.withLock { $0.removeValue(forKey: name) != nil }
     }
 }
 

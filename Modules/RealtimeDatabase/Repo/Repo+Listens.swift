@@ -83,12 +83,13 @@ extension Repo {
         }
     }
 
-    /// `Database.purgeCache()`: drops cached data no active listen, pin or queued write needs.
-    func purgeCache() throws(DatabaseError) {
+    /// `Database.purgeCache()` (`path` nil) and `purgeCache(at:)`: drops cached data, everywhere
+    /// or at and below `path`, that no active listen, pin or queued write needs.
+    func purgeCache(at path: TreePath?) throws(DatabaseError) {
         try perform { () throws(DatabaseError) in
             guard let persistence else { return }
             do {
-                try persistence.purgeCache()
+                if let path { try persistence.purgeCache(at: path) } else { try persistence.purgeCache() }
             } catch {
                 throw DatabaseError(.storageFailure, "The cache could not be purged: \(DatabaseError.reason(error))", underlying: error)
             }

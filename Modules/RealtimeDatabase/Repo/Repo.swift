@@ -77,6 +77,8 @@ final class Repo: @unchecked Sendable {
     /// The last published count of unacknowledged writes, and who follows it.
     var lastPendingWriteCount = 0
     var pendingWriteObservers: [Int: AsyncStream<Int>.Continuation] = [:]
+    /// The `waitForPendingWrites()` calls still waiting, by id (from ``nextObserverID``).
+    var writeWaiters: [Int: WriteWaiter] = [:]
     /// The queries whose data the server sent in this connection (for ``SnapshotMetadata/isFromCache``).
     var syncedQueries: Set<QuerySpec> = []
     /// The observers that hear metadata-only changes (a subset of ``observers``).
@@ -201,6 +203,7 @@ final class Repo: @unchecked Sendable {
     func raise(_ events: [SyncEvent], checkMetadata: Bool = true) {
         queue.preconditionOnQueue()
         refreshPendingWriteCount()
+        settleWriteWaiters()
         guard let database else { return }
         var deliveries: [@Sendable () -> Void] = []
         deliveries.reserveCapacity(events.count)
@@ -275,6 +278,7 @@ final class Repo: @unchecked Sendable {
             isShutDown = true
             for continuation in pendingWriteObservers.values { continuation.finish() }
             pendingWriteObservers = [:]
+            failWriteWaiters()
             connection.shutdown()
             if let persistence {
                 do { try persistence.engine.close() } catch { Repo.logger.error("Closing the local store failed: \(error)") }

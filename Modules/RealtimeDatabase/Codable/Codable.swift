@@ -1,11 +1,11 @@
 import Foundation
 import CoreTree
 
-
 extension DatabaseReference {
-    /// Writes an `Encodable` value here, encoded by `encoder` (as Firebase's, a synchronous call
-    /// that `completion` hears back from; there is no `async` form, so Firebase code calling it
-    /// with `try` inside an `async` function compiles unchanged).
+    /// Writes an `Encodable` value here, encoded by `encoder` into the Foundation tree
+    /// ``setValue(_:)`` takes (as Firebase's, a synchronous call that `completion` hears back
+    /// from; there is no `async` form, so Firebase code calling it with `try` inside an `async`
+    /// function compiles unchanged).
     ///
     /// - Throws: ``DatabaseError`` with code `invalidArgument` when the value cannot be encoded
     ///   or stored; nothing is written then.
@@ -27,22 +27,31 @@ extension DatabaseReference {
     }
 
     static func encode<T: Encodable>(_ value: T, encoder: Database.Encoder) throws(DatabaseError) -> Node {
+        let tree: Any
         do {
-            let data = try encoder.encodeJSON(value)
-            return try Node(json: Array(data))
-        } catch let error as CoreTreeError {
-            throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)", underlying: error)
+            tree = try encoder.encode(value)
         } catch {
             throw DatabaseError(.invalidArgument, "\(T.self) could not be encoded\(Self.codingPath(of: error)); see underlyingError for why.", underlying: error)
+        }
+        do {
+            return try ValueConversion.node(from: tree)
+        } catch {
+            var hint = ""
+            if case .blob = encoder.dataEncodingStrategy {
+                hint = " The encoder's dataEncodingStrategy is .blob, which leaves Data as it is; the database stores no binary values, so use .base64."
+            }
+            throw DatabaseError(.invalidArgument, "The encoded \(T.self) is not storable: \(error.message)\(hint)", underlying: error.underlyingError ?? error)
         }
     }
 }
 
 extension DataSnapshot {
-    /// The data decoded as `T` (from its JSON form, arrays for array-like data).
+    /// The data decoded as `T` by `decoder`, from ``value`` (`NSNull` when there is no data), as
+    /// Firebase decodes it.
     ///
-    /// - Throws: the decoder's `DecodingError` when the data does not fit `T`.
+    /// - Throws: the decoder's `DecodingError` when the data does not fit `T`
+    ///   (`valueNotFound` for no data and a non-optional `T`).
     public func data<T: Decodable>(as type: T.Type, decoder: Database.Decoder = Database.Decoder()) throws -> T {
-        try decoder.decodeJSON(T.self, from: Data(node.jsonString(format: .plain).utf8))
+        try decoder.decode(T.self, from: node.foundationValue())
     }
 }
