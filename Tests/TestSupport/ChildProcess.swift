@@ -14,10 +14,11 @@ public func builtExecutable(named name: String) throws -> URL {
 
 /// A child process whose standard output is collected as it arrives.
 public final class ChildProcess: @unchecked Sendable {
-    // `buffer` is guarded by `lock`.
+    // `buffer` and `outputEnded` are guarded by `lock`.
     public let process = Process()
     private let lock = NSLock()
     private var buffer = Data()
+    private var outputEnded = false
 
     /// Starts `executable` with `arguments`; standard error is discarded unless `showErrors`.
     public init(executable: URL, arguments: [String], environment: [String: String]? = nil, showErrors: Bool = false) throws {
@@ -34,7 +35,10 @@ public final class ChildProcess: @unchecked Sendable {
             // (a NIO socket, in a test process full of servers).
             if data.isEmpty { handle.readabilityHandler = nil }
             guard let self else { return }
-            self.lock.withLock { self.buffer.append(data) }
+            self.lock.withLock {
+                self.buffer.append(data)
+                if data.isEmpty { self.outputEnded = true }
+            }
         }
         outputPipe = output
         try process.run()
@@ -47,7 +51,11 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits (polling, without blocking a thread) until the output contains `text`.
     public func waitForOutput(_ text: String, timeout: Duration = .seconds(20)) async throws {
-        let seen = try await waitUntil(timeout: timeout) { self.output.contains(text) || !self.process.isRunning }
+        // A process that exits right after printing (one that kills itself, say) may end before
+        // its last bytes are read: wait for the end of its output too, not only for its exit.
+        let seen = try await waitUntil(timeout: timeout) {
+            self.output.contains(text) || (!self.process.isRunning && self.lock.withLock { self.outputEnded })
+        }
         guard seen, output.contains(text) else {
             throw SupportFailure("\(process.executableURL?.lastPathComponent ?? "child") never printed \"\(text)\"; it printed: \(output.suffix(2000))")
         }
