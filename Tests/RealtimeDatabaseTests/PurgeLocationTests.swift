@@ -74,6 +74,7 @@ struct PurgeLocationTests {
 
         // Online again, the purged data comes back from the server, and the queued write goes.
         reopened.goOnline()
+        try await Clients.waitUntilConnected(reopened)
         #expect(try await reopened.reference(withPath: "rooms/a/text").getData(source: .server).value as? String == blob)
         try await reopened.waitForPendingWrites()
         #expect(try await server.read("rooms/queued/text", namespace: namespace) as? String == blob)

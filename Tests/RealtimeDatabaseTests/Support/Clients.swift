@@ -16,6 +16,15 @@ enum Clients {
         Database.registerPersistenceBackend(.leveldb)
     }()
 
+    /// Returns once `database` is connected (`.info/connected` is true): a barrier for reads that
+    /// must reach the server (`getData(source: .server)` gives up after a few seconds without a
+    /// connection, which a loaded machine can take to make one).
+    static func waitUntilConnected(_ database: Database) async throws {
+        for try await event in database.reference(withPath: ".info/connected").events(of: [.value]) where event.snapshot.value as? Bool == true {
+            return
+        }
+    }
+
     /// A client of `server` in `namespace`; with `backend` set, persistence is on there.
     static func make(
         _ server: ServerProcess, namespace: String, backend: String? = nil, directory: String? = nil,
