@@ -134,17 +134,25 @@ public final class PersistenceManager: PersistenceManaging, Sendable {
         }
     }
 
+    /// Stores the server's data for `query`, which is all of it: a tracked query for it is
+    /// complete from now on (as in Firebase's `updateServerCache`), without waiting for the
+    /// listen's answer, which never comes when the listen is removed first (a one-time read is
+    /// removed as soon as the data arrives; the connection drops the late answer).
     public func updateServerCache(query: QuerySpec, node: Node) {
         tracking.withLock { tracking in
             tracking.recordingCacheErrors { (tracking: inout Tracking) throws in
                 if query.loadsAllData {
                     try engine.overwriteServerCache(at: query.path, with: node)
+                    // Only a query already tracked here: one per server update would bloat the tracking.
+                    if tracking.tracked[Tracking.normalized(query)] != nil { try tracking.ensureTracked(query) { $0.isComplete = true } }
                 } else {
                     // A filtered query's data is only some of the children: merge it in.
                     let children = node.isLeaf ? [] : Array(node.children)
                     try engine.mergeServerCache(at: query.path, children: children.map { (TreePath(keys: [$0.key]), $0.value) })
                     let entry = try tracking.ensureTracked(query) { _ in }
                     try engine.setTrackedKeys(children.map(\.key), forQuery: entry.id)
+                    // Complete only once its keys are stored: a crash between leaves it incomplete.
+                    try tracking.ensureTracked(query) { $0.isComplete = true }
                 }
                 try tracking.countUpdate()
             }
