@@ -7,9 +7,18 @@ struct JSONParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    private var nesting = 0
+    private var nesting: Int
+    /// Where `bytes` starts in the whole document, so errors name the document's byte.
+    private let offset: Int
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// A parser over `bytes`; `nesting` is how deep the enclosing document already is at
+    /// `bytes`' start and `offset` where they start in it (``JSONStreamReader`` parses a document
+    /// piece by piece).
+    init(bytes: UnsafeBufferPointer<UInt8>, nesting: Int = 0, offset: Int = 0) {
+        self.bytes = bytes
+        self.nesting = nesting
+        self.offset = offset
+    }
 
     /// Parses one complete document; trailing non-whitespace is an error.
     mutating func parseDocument() throws(CoreTreeError) -> Node {
@@ -43,7 +52,7 @@ struct JSONParser {
     mutating func leave() { nesting -= 1 }
 
     func error(_ what: String) -> CoreTreeError {
-        CoreTreeError(.malformedJSON, "Malformed JSON at byte \(index): \(what).")
+        CoreTreeError(.malformedJSON, "Malformed JSON at byte \(offset + index): \(what).")
     }
 
     @inline(__always)
