@@ -58,7 +58,7 @@ struct ImportCommand: AsyncParsableCommand {
         let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         let meter = ProgressMeter(total: total)
         let report = try await onOwnThread { [options] in
-            try NamespaceImport.run(file: file, options: options) { meter.show($0) }
+            try CommandFailure.saying { () throws(ServerError) in try NamespaceImport.run(file: file, options: options) { meter.show($0) } }
         }
         meter.end()
         print(String(
@@ -88,13 +88,29 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let (namespace, dataDirectory, backend, file) = (location.namespace, location.dataDir, try location.storageBackend(), self.file)
         let report = try await onOwnThread {
-            try NamespaceExport.run(namespace: namespace, dataDirectory: dataDirectory, backend: backend, to: file)
+            try CommandFailure.saying { () throws(ServerError) in
+                try NamespaceExport.run(namespace: namespace, dataDirectory: dataDirectory, backend: backend, to: file)
+            }
         }
         let line = String(
             format: "exported namespace %@ (%@ rows) to %@: %.1f MB in %.2f s: %.1f MB/s\n",
             namespace, grouped(report.rows), file ?? "standard output", Double(report.bytes) / 1e6, report.seconds,
             report.megabytesPerSecond)
         FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// A failed import or export, printed as its message alone (`Error: <message>`).
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    /// `work`'s result, or its error as a ``CommandFailure``.
+    static func saying<T>(_ work: () throws(ServerError) -> T) throws(CommandFailure) -> T {
+        do {
+            return try work()
+        } catch {
+            throw CommandFailure(description: error.message)
+        }
     }
 }
 

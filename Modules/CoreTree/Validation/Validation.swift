@@ -12,12 +12,14 @@ public enum Validation {
     /// Why `key` is not a valid key, or `nil` when it is.
     static func keyProblem(_ key: String) -> String? {
         if key.isEmpty { return "is empty" }
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case ".", "#", "$", "[", "]", "/":
-                return "contains \"\(scalar)\"; keys may not contain . # $ [ ] or /"
-            case "\u{00}"..."\u{1F}", "\u{7F}":
-                return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+        // Every character refused is ASCII, and no byte of a longer UTF-8 sequence is: the bytes
+        // say it, without decoding the key's scalars (this runs for every key of every write).
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "."), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "/"):
+                return "contains \"\(Unicode.Scalar(byte))\"; keys may not contain . # $ [ ] or /"
+            case 0x00...0x1F, 0x7F:
+                return "contains the control character U+\(String(byte, radix: 16, uppercase: true))"
             default:
                 continue
             }

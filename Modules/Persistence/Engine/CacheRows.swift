@@ -25,7 +25,7 @@ enum CacheRows {
             bytes.append(UInt8(ascii: "\""))
             for byte in text.utf8 {
                 // Control characters, quotes and backslashes need escapes.
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return Array(leaf.jsonString(format: .plain).utf8) }
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return leaf.jsonBytes(format: .plain) }
                 bytes.append(byte)
             }
             bytes.append(UInt8(ascii: "\""))
@@ -33,7 +33,7 @@ enum CacheRows {
         case .bool(let value)?:
             return Array((value ? "true" : "false").utf8)
         default:
-            return Array(leaf.jsonString(format: .plain).utf8)
+            return leaf.jsonBytes(format: .plain)
         }
     }
 

@@ -3,7 +3,8 @@ import Persistence
 
 /// Writes the pieces of a streamed document (``CoreTree/JSONStreamItem``) into a fresh store as
 /// the embedded store's rows, in large batches that are not synced: the importer syncs once, at
-/// the end, and a store that was never switched in is thrown away.
+/// the end, and a store that was never switched in is thrown away. The batches are written by a
+/// ``BatchWriterThread`` while the next ones are made.
 ///
 /// A piece that replaces nothing (every piece of an export) is turned into rows and added to the
 /// batch without reading anything. The rare piece that may replace earlier ones (a repeated
@@ -13,6 +14,7 @@ import Persistence
 struct ImportRowWriter {
     /// The staging store, seen through its row checksums.
     private let rows: ChecksummedStore
+    private let writer: BatchWriterThread
     /// A batch is written once its rows reach about this many bytes.
     private let batchBytes: Int
     /// The server time server values (`{".sv": "timestamp"}`) resolve to.
@@ -24,8 +26,10 @@ struct ImportRowWriter {
     private(set) var rowCount = 0
     private(set) var rowBytes = 0
 
+    /// A writer into `rows`, which starts a ``BatchWriterThread``; end it with ``finish()``.
     init(rows: ChecksummedStore, batchBytes: Int, serverTime: Int64) {
         self.rows = rows
+        writer = BatchWriterThread(rows: rows)
         self.batchBytes = batchBytes
         self.serverTime = serverTime
     }
@@ -56,7 +60,9 @@ struct ImportRowWriter {
             if pendingBytes >= batchBytes { try flush(durable: false) }
             return
         }
+        // A set reads the store: everything before it must be written first.
         try flush(durable: false)
+        try writer.drain()
         var set = WriteBatch()
         var bytes = 0
         if !StorageKeys.fits(item.path) {
@@ -106,12 +112,19 @@ struct ImportRowWriter {
         }
     }
 
-    /// Writes the batch so far; `durable` syncs it (and everything before it).
+    /// Hands the batch so far to the writer thread; `durable` syncs it (and everything before it).
     mutating func flush(durable: Bool) throws {
         guard !batch.isEmpty || durable else { return }
-        try rows.write(batch, durable: durable)
+        try writer.submit(batch, durable: durable)
         rowBytes += pendingBytes
         batch = WriteBatch()
         pendingBytes = 0
+    }
+
+    /// Writes everything handed over and ends the writer thread.
+    ///
+    /// - Throws: the error of a write that failed.
+    func finish() throws {
+        try writer.stop()
     }
 }

@@ -35,8 +35,9 @@ public enum NamespaceImport {
         public var backend: StorageBackend
         /// Values up to this many bytes of JSON are parsed whole (``CoreTree/JSONStreamReader``).
         public var subtreeBytes = JSONStreamReader.defaultSubtreeBytes
-        /// Rows are written in batches of about this many bytes.
-        public var batchBytes = 32 << 20
+        /// Rows are written in batches of about this many bytes (two may wait for the writing
+        /// thread while a third is made).
+        public var batchBytes = 8 << 20
         /// The file is read this many bytes at a time.
         public var chunkBytes = 1 << 20
         /// Whether to switch the new store in by exchanging the two directories where the file
@@ -142,6 +143,7 @@ public enum NamespaceImport {
         var reader = JSONStreamReader(subtreeBytes: options.subtreeBytes)
         var chunk = [UInt8](repeating: 0, count: options.chunkBytes)
         do {
+            defer { try? writer.finish() }
             do {
                 while true {
                     let count = try input.read(into: &chunk)
@@ -157,6 +159,7 @@ public enum NamespaceImport {
             // row of a client's cache has no place in a server's store.
             writer.removeRow(key: StorageKeys.cacheSize)
             try writer.flush(durable: true)
+            try writer.finish()
             try rows.close()
             try NamespaceDirectories.syncTree(staging)
         } catch let error as ServerError {
