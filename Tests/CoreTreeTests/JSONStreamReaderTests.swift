@@ -39,6 +39,7 @@ struct JSONStreamReaderTests {
             let subtreeBytes = random.pick([1, 2, 8, 30, 100, 400, 1 << 20])
             let items = try Self.stream(bytes, subtreeBytes: subtreeBytes, maxChunk: random.pick([1, 3, 16, 200, 1 << 20]), using: &random)
             #expect(Self.assemble(items) == whole, "subtree \(subtreeBytes): \(String(decoding: bytes, as: UTF8.self))")
+            #expect(items.allSatisfy { $0.containsServerValues || !ServerValue.containsPlaceholder($0.node) })
             // Keys in key order and unique, as every export writes them: no item replaces another.
             #expect(items.allSatisfy { !$0.replaces }, "\(items)")
             // Pieces never overlap: no path holds another.
@@ -62,6 +63,7 @@ struct JSONStreamReaderTests {
             for subtreeBytes in [1, 5, 40, 1 << 20] {
                 let items = try Self.stream(bytes, subtreeBytes: subtreeBytes, maxChunk: random.pick([1, 7, 64, 1 << 20]), using: &random)
                 #expect(Self.assemble(items) == whole, "subtree \(subtreeBytes): \(text)\n\(items)")
+                #expect(items.allSatisfy { $0.containsServerValues || !ServerValue.containsPlaceholder($0.node) })
             }
         }
     }
@@ -74,6 +76,8 @@ struct JSONStreamReaderTests {
         for subtreeBytes in [1, 10, 1000] {
             let items = try Self.stream(Array(text.utf8), subtreeBytes: subtreeBytes, maxChunk: 5, using: &random)
             #expect(Self.assemble(items) == whole)
+            // Every piece that holds a server value says so.
+            #expect(items.allSatisfy { $0.containsServerValues == ServerValue.containsPlaceholder($0.node) }, "\(items)")
         }
     }
 

@@ -10,6 +10,9 @@ struct JSONParser {
     private var nesting: Int
     /// Where `bytes` starts in the whole document, so errors name the document's byte.
     private let offset: Int
+    /// Whether a member named `.sv` was read: without one, no value read holds a server-value
+    /// placeholder (``JSONStreamReader`` tells its consumer, which then need not look).
+    private(set) var sawServerValue = false
 
     /// A parser over `bytes`; `nesting` is how deep the enclosing document already is at
     /// `bytes`' start and `offset` where they start in it (``JSONStreamReader`` parses a document
@@ -122,6 +125,10 @@ struct JSONParser {
             case ".priority":
                 // A server value as the priority stays a placeholder until the write resolves it.
                 if ServerValue.isPlaceholder(value) { placeholderPriority = value } else { priority = try priorityValue(value) }
+            case ".sv":
+                sawServerValue = true
+                if value.isEmpty { sawNull = true }
+                entries.append((ChildKey(key), value))
             default:
                 if value.isEmpty { sawNull = true }
                 entries.append((ChildKey(key), value))
@@ -197,6 +204,8 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII (most keys and many values) is valid UTF-8 as it is: no validation pass.
+                if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
                 guard let string = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
                 return string
             }

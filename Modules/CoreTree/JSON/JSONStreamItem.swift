@@ -21,12 +21,16 @@ public struct JSONStreamItem: Sendable, Hashable, CustomStringConvertible {
     /// priority of an empty node is dropped), and for an object's `.value` written over members
     /// that came before it.
     public var replaces: Bool
+    /// Whether ``node`` may hold server-value placeholders (`{".sv": ...}`, also as a priority),
+    /// to resolve before it is stored; `false` promises it holds none.
+    public var containsServerValues: Bool
 
     /// A piece holding `node` at `path`.
-    public init(path: TreePath, node: Node, replaces: Bool = false) {
+    public init(path: TreePath, node: Node, replaces: Bool = false, containsServerValues: Bool = false) {
         self.path = path
         self.node = node
         self.replaces = replaces
+        self.containsServerValues = containsServerValues
     }
 
     /// Whether this piece carries the priority of the node at `path.parent`.

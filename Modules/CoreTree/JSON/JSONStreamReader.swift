@@ -55,6 +55,8 @@ public struct JSONStreamReader: Sendable {
     private var failure: CoreTreeError?
     /// How many open frames have a ``Frame/problem``.
     private var framesWithProblems = 0
+    /// Whether the value ``parseValue(nesting:)`` read last held a `.sv` member.
+    private var parsedServerValue = false
 
     private enum Phase { case beforeRoot, inRoot, afterRoot }
 
@@ -137,7 +139,7 @@ public struct JSONStreamReader: Sendable {
                 case .node(let node)?:
                     if !node.isEmpty {
                         try checked(node, at: .root, start: start)
-                        items.append(JSONStreamItem(path: .root, node: node))
+                        items.append(JSONStreamItem(path: .root, node: node, containsServerValues: parsedServerValue))
                     }
                     phase = .afterRoot
                 case .large(let isArray)?:
@@ -228,16 +230,26 @@ public struct JSONStreamReader: Sendable {
     }
 
     /// Parses the value at ``position`` with the whole-document parser and moves past it.
+    /// Parses the value at ``position`` with the whole-document parser and moves past it;
+    /// ``parsedServerValue`` tells whether it held a `.sv` member.
     private mutating func parseValue(nesting: Int) throws(CoreTreeError) -> Node {
         let start = position
         let documentOffset = offset
-        let result: Result<(Node, Int), CoreTreeError> = buffer.withUnsafeBufferPointer { bytes in
+        var parsed: (node: Node, length: Int, serverValue: Bool)?
+        var failure: CoreTreeError?
+        buffer.withUnsafeBufferPointer { bytes in
             var parser = JSONParser(bytes: UnsafeBufferPointer(rebasing: bytes[start...]), nesting: nesting, offset: documentOffset)
-            return Result { () throws(CoreTreeError) in (try parser.parseValue(), parser.position) }
+            do throws(CoreTreeError) {
+                let node = try parser.parseValue()
+                parsed = (node, parser.position, parser.sawServerValue)
+            } catch {
+                failure = error
+            }
         }
-        let (node, length) = try result.get()
-        position = start + length
-        return node
+        guard let parsed else { throw failure! }
+        position = start + parsed.length
+        parsedServerValue = parsed.serverValue
+        return parsed.node
     }
 
     /// Parses the member name at ``position`` (a complete string) and moves past it.
@@ -279,6 +291,8 @@ public struct JSONStreamReader: Sendable {
         /// long), thrown when the first data below it comes: an object that turns out empty
         /// writes nothing, and is accepted as validation accepts it.
         var problem: CoreTreeError?
+        /// Whether its `.value`, `.priority` or `.sv` member held a server value.
+        var serverValues = false
         var explicitValue: Node?
         /// The `.sv` member: with no other member, the object is a server-value placeholder.
         var serverValue: Node?
@@ -411,6 +425,7 @@ public struct JSONStreamReader: Sendable {
         let valueStart = offset
         if !frame.isArray && Self.specialNames.contains(frame.name) {
             guard case .node(let node)? = try readValue(nesting: frame.nesting, whole: true) else { return false }
+            if parsedServerValue || frame.name == ".sv" { frames[top].serverValues = true }
             if frame.name == ".value" {
                 frames[top].explicitValue = node
             } else if frame.name == ".sv" {
@@ -443,7 +458,7 @@ public struct JSONStreamReader: Sendable {
         case .node(let node):
             if let problem = nameProblem(of: frame) { throw problem }
             try checked(node, at: path, start: valueStart)
-            try emitData(JSONStreamItem(path: path, node: node, replaces: frame.replacing))
+            try emitData(JSONStreamItem(path: path, node: node, replaces: frame.replacing, containsServerValues: parsedServerValue))
             frames[top].data = .some
         }
         return true
@@ -488,7 +503,7 @@ public struct JSONStreamReader: Sendable {
             if !node.isEmpty {
                 if let problem = frame.problem { throw problem }
                 try checked(node, at: frame.path, start: frame.start)
-                try emitData(JSONStreamItem(path: frame.path, node: node, replaces: frame.data != .none))
+                try emitData(JSONStreamItem(path: frame.path, node: node, replaces: frame.data != .none, containsServerValues: frame.serverValues))
             } else if frame.data != .none {
                 items.append(JSONStreamItem(path: frame.path, node: node, replaces: true))
             }
@@ -501,7 +516,7 @@ public struct JSONStreamReader: Sendable {
                 } catch {
                     throw CoreTreeError(error.code, "At byte \(frame.start): \(error.message)", underlying: error)
                 }
-                items.append(JSONStreamItem(path: path, node: placeholder, replaces: data == .unknown))
+                items.append(JSONStreamItem(path: path, node: placeholder, replaces: data == .unknown, containsServerValues: true))
             } else if let priority = frame.priority {
                 items.append(JSONStreamItem(path: path, node: priority.node, replaces: data == .unknown))
             }

@@ -4,7 +4,8 @@ import Persistence
 /// Writes the pieces of a streamed document (``CoreTree/JSONStreamItem``) into a fresh store as
 /// the embedded store's rows, in large batches that are not synced: the importer syncs once, at
 /// the end, and a store that was never switched in is thrown away. The batches are written by a
-/// ``BatchWriterThread`` while the next ones are made.
+/// ``BatchWriterThread`` while the next ones are made, with their checksums made here, beside the
+/// values (not copied again by the ``Persistence/ChecksummedStore``).
 ///
 /// A piece that replaces nothing (every piece of an export) is turned into rows and added to the
 /// batch without reading anything. The rare piece that may replace earlier ones (a repeated
@@ -29,14 +30,14 @@ struct ImportRowWriter {
     /// A writer into `rows`, which starts a ``BatchWriterThread``; end it with ``finish()``.
     init(rows: ChecksummedStore, batchBytes: Int, serverTime: Int64) {
         self.rows = rows
-        writer = BatchWriterThread(rows: rows)
+        writer = BatchWriterThread(store: rows.base)
         self.batchBytes = batchBytes
         self.serverTime = serverTime
     }
 
     /// Adds a row copied as it is (a setting of the store being replaced) to the next batch.
     mutating func copySetting(key: [UInt8], value: [UInt8]) {
-        batch.put(key, value)
+        batch.put(key, ChecksummedStore.seal(key: key, value: value))
     }
 
     /// Adds the removal of a row to the next batch.
@@ -50,12 +51,12 @@ struct ImportRowWriter {
     ///   cannot be resolved.
     mutating func write(_ item: JSONStreamItem) throws {
         var item = item
-        if ServerValue.containsPlaceholder(item.node) {
+        if item.containsServerValues && ServerValue.containsPlaceholder(item.node) {
             item.node = try ServerValue.resolve(item.node, existing: .empty, serverTime: serverTime, at: item.path)
         }
         if !item.replaces && StorageKeys.fits(item.path) {
             let before = batch.operations.count
-            StorageEngine.addRows(of: item.node, at: item.path, to: &batch, delta: &pendingBytes)
+            StorageEngine.addRows(of: item.node, at: item.path, to: &batch, delta: &pendingBytes, sealed: true)
             rowCount += batch.operations.count - before
             if pendingBytes >= batchBytes { try flush(durable: false) }
             return
@@ -115,9 +116,8 @@ struct ImportRowWriter {
     /// Hands the batch so far to the writer thread; `durable` syncs it (and everything before it).
     mutating func flush(durable: Bool) throws {
         guard !batch.isEmpty || durable else { return }
-        try writer.submit(batch, durable: durable)
+        batch = try writer.submit(batch, durable: durable)
         rowBytes += pendingBytes
-        batch = WriteBatch()
         pendingBytes = 0
     }
 
