@@ -149,6 +149,7 @@ public enum NamespaceImport {
                     let count = try input.read(into: &chunk)
                     if count == 0 { break }
                     for item in try reader.read(chunk[..<count]) { try writer.write(item) }
+                    try writer.endOfChunk()
                     progress?(reader.bytesRead)
                 }
                 for item in try reader.finish() { try writer.write(item) }
