@@ -293,11 +293,13 @@ let package = Package(
         .target(
             name: "ServerCore",
             dependencies: [
-                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules", "CRenameExchange",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: module("ServerCore")
         ),
+        // The atomic directory swap an import switches a namespace in with (a header only).
+        .systemLibrary(name: "CRenameExchange", path: module("CRenameExchange")),
         .testTarget(
             name: "ServerCoreTests",
             dependencies: [
@@ -390,6 +392,12 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: tool("rtdb-server")
+        ),
+        // Chat-shaped data (rooms of ~400 messages) as a Firebase export, for import and load figures.
+        .executableTarget(
+            name: "gen-chat-data",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: tool("gen-chat-data")
         ),
         // Load generator for the server benchmarks (acknowledged writes/s, fan-out latency, idle connections).
         .executableTarget(

@@ -260,9 +260,10 @@ final class SQLiteConnection {
         }
         try run(.begin)
         do {
+            let put = try prepare(.put)
             for operation in batch.operations {
                 switch operation {
-                case .put(let key, let value): try run(.put, key, value)
+                case .put(let key, let value): try self.put(key, value, with: put)
                 case .delete(let key): try run(.delete, key)
                 case .deleteRange(let range):
                     if let upperBound = range.upperBound {
@@ -281,6 +282,25 @@ final class SQLiteConnection {
     }
 
     // MARK: Running statements
+
+    /// Runs the prepared `INSERT OR REPLACE` for one row: the statement a batch runs most, so it
+    /// binds its two blobs directly (no parameter array, no clearing: both are bound each time).
+    private func put(_ key: [UInt8], _ value: [UInt8], with statement: OpaquePointer) throws {
+        defer { sqlite3_reset(statement) }
+        func bind(_ blob: [UInt8], to index: Int32) throws {
+            let status = blob.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_zeroblob(statement, index, 0)  // not NULL: keeps `v NOT NULL`
+                }
+                return sqlite3_bind_blob64(statement, index, base, sqlite3_uint64(bytes.count), transient)
+            }
+            guard status == SQLITE_OK else { throw failure(status, "cannot bind a parameter") }
+        }
+        try bind(key, to: 1)
+        try bind(value, to: 2)
+        let status = sqlite3_step(statement)
+        guard status == SQLITE_DONE else { throw failure(status, "cannot run \(Statement.put.rawValue)") }
+    }
 
     /// Runs `statement` with `parameters` bound to `?1`, `?2`, … (a `nil` parameter is not bound),
     /// calling `row` for each result row until it returns `false`.

@@ -107,6 +107,12 @@ public final class RealtimeServer: Service, Sendable {
             verifier = try await TokenVerifier(configuration.auth, ownerAllowed: configuration.isLoopbackOnly, clock: configuration.clock.date)
             stores = try storeProvider.map { .provided($0) } ?? .embedded(try backends.backend(named: configuration.backend))
             lock = try DataDirectoryLock(path: configuration.dataDirectory)
+            // An import killed before it finished leaves its staging directory, or (where the
+            // file system cannot exchange directories) the old store moved aside: put the data
+            // directory back in order before any namespace opens.
+            for namespace in try NamespaceDirectories.recoverInterruptedImports(in: configuration.dataDirectory) {
+                logger.notice("cleaned up after an interrupted import", metadata: ["namespace": "\(namespace)"])
+            }
         } catch {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             settle(.failure(error))

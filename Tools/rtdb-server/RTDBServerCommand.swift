@@ -16,7 +16,8 @@ import UnixSignals
 struct RTDBServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-server",
-        abstract: "A self-hosted Firebase Realtime Database server (wire protocol v5 over WebSocket, REST API with streaming).")
+        abstract: "A self-hosted Firebase Realtime Database server (wire protocol v5 over WebSocket, REST API with streaming).",
+        subcommands: [ImportCommand.self, ExportCommand.self])
 
     @Option(help: ArgumentHelp(
         "A JSON config file of option names and values ({\"port\": 9000, \"exactly-once\": false}); also RTDB_CONFIG. The command line wins over RTDB_<OPTION> environment variables, which win over the file.",
@@ -125,6 +126,22 @@ struct RTDBServerCommand: AsyncParsableCommand {
     /// Parses the command line over the environment and the config file (``ConfigurationSources``), then runs.
     static func main() async {
         do {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            // import and export read only their command line (the server's environment and
+            // config file hold options they do not have), and are parsed on their own: through
+            // this command, the options both have (--data-dir, --backend) would go to it.
+            switch arguments.first {
+            case ImportCommand.configuration.commandName:
+                var command = try ImportCommand.parseAsRoot(Array(arguments.dropFirst()))
+                try await (command as? ImportCommand)?.run() ?? command.run()
+                return
+            case ExportCommand.configuration.commandName:
+                var command = try ExportCommand.parseAsRoot(Array(arguments.dropFirst()))
+                try await (command as? ExportCommand)?.run() ?? command.run()
+                return
+            default:
+                break
+            }
             let sources = try await ConfigurationSources(
                 commandLine: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
                 options: try optionKinds())

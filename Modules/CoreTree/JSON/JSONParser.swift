@@ -7,9 +7,21 @@ struct JSONParser {
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    private var nesting = 0
+    private var nesting: Int
+    /// Where `bytes` starts in the whole document, so errors name the document's byte.
+    private let offset: Int
+    /// Whether a member named `.sv` was read: without one, no value read holds a server-value
+    /// placeholder (``JSONStreamReader`` tells its consumer, which then need not look).
+    private(set) var sawServerValue = false
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// A parser over `bytes`; `nesting` is how deep the enclosing document already is at
+    /// `bytes`' start and `offset` where they start in it (``JSONStreamReader`` parses a document
+    /// piece by piece).
+    init(bytes: UnsafeBufferPointer<UInt8>, nesting: Int = 0, offset: Int = 0) {
+        self.bytes = bytes
+        self.nesting = nesting
+        self.offset = offset
+    }
 
     /// Parses one complete document; trailing non-whitespace is an error.
     mutating func parseDocument() throws(CoreTreeError) -> Node {
@@ -43,7 +55,7 @@ struct JSONParser {
     mutating func leave() { nesting -= 1 }
 
     func error(_ what: String) -> CoreTreeError {
-        CoreTreeError(.malformedJSON, "Malformed JSON at byte \(index): \(what).")
+        CoreTreeError(.malformedJSON, "Malformed JSON at byte \(offset + index): \(what).")
     }
 
     @inline(__always)
@@ -113,6 +125,10 @@ struct JSONParser {
             case ".priority":
                 // A server value as the priority stays a placeholder until the write resolves it.
                 if ServerValue.isPlaceholder(value) { placeholderPriority = value } else { priority = try priorityValue(value) }
+            case ".sv":
+                sawServerValue = true
+                if value.isEmpty { sawNull = true }
+                entries.append((ChildKey(key), value))
             default:
                 if value.isEmpty { sawNull = true }
                 entries.append((ChildKey(key), value))
@@ -188,6 +204,8 @@ struct JSONParser {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                // ASCII (most keys and many values) is valid UTF-8 as it is: no validation pass.
+                if !slice.contains(where: { $0 >= 0x80 }) { return String(decoding: slice, as: UTF8.self) }
                 guard let string = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
                 return string
             }

@@ -49,6 +49,15 @@ public enum NumberFormatting {
         if let integer = LeafValue.exactInteger(number) { return String(integer) }
         return "\(number)"
     }
+
+    /// Appends the JSON text of `number` (the bytes of ``json(_:)``) to `bytes`, without making a
+    /// `String` for the integers most numbers are.
+    public static func appendJSON(_ number: Double, to bytes: inout [UInt8]) {
+        var writer = JSONWriter(format: .plain, output: bytes)
+        bytes = []
+        writer.writeNumber(number)
+        bytes = writer.output
+    }
 }
 
 struct JSONWriter {
@@ -58,6 +67,12 @@ struct JSONWriter {
     init(format: JSONFormat) {
         self.format = format
         output.reserveCapacity(256)
+    }
+
+    /// A writer that appends to `output`.
+    init(format: JSONFormat, output: [UInt8]) {
+        self.format = format
+        self.output = output
     }
 
     mutating func write(_ node: Node, indent: Int) {
@@ -152,7 +167,7 @@ struct JSONWriter {
         }
     }
 
-    private mutating func writeNumber(_ number: Double) {
+    mutating func writeNumber(_ number: Double) {
         if let integer = LeafValue.exactInteger(number) {
             if integer == 0 {
                 output.append(UInt8(ascii: "0"))

@@ -12,12 +12,14 @@ public enum Validation {
     /// Why `key` is not a valid key, or `nil` when it is.
     static func keyProblem(_ key: String) -> String? {
         if key.isEmpty { return "is empty" }
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case ".", "#", "$", "[", "]", "/":
-                return "contains \"\(scalar)\"; keys may not contain . # $ [ ] or /"
-            case "\u{00}"..."\u{1F}", "\u{7F}":
-                return "contains the control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+        // Every character refused is ASCII, and no byte of a longer UTF-8 sequence is: the bytes
+        // say it, without decoding the key's scalars (this runs for every key of every write).
+        for byte in key.utf8 {
+            switch byte {
+            case UInt8(ascii: "."), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "/"):
+                return "contains \"\(Unicode.Scalar(byte))\"; keys may not contain . # $ [ ] or /"
+            case 0x00...0x1F, 0x7F:
+                return "contains the control character U+\(String(byte, radix: 16, uppercase: true))"
             default:
                 continue
             }
@@ -55,7 +57,8 @@ public enum Validation {
     /// - Throws: ``CoreTreeError`` naming the first offending location.
     public static func validateWrite(_ node: Node, at path: TreePath) throws(CoreTreeError) {
         try validatePathLimits(path, context: "Path \"\(path.wireForm)\"")
-        try validateData(node, path: path.keys, bytes: path.utf8Length)
+        var keys = path.keys
+        try validateData(node, path: &keys, bytes: path.utf8Length)
     }
 
     /// Checks a multi-path update: each target valid, none an ancestor of another.
@@ -79,7 +82,9 @@ public enum Validation {
         }
     }
 
-    private static func validateData(_ node: Node, path: [ChildKey], bytes: Int) throws(CoreTreeError) {
+    /// Checks `node` at `path` (whose keys take `bytes` bytes); `path` is extended and restored
+    /// on the way down, so the walk allocates no path per child.
+    private static func validateData(_ node: Node, path: inout [ChildKey], bytes: Int) throws(CoreTreeError) {
         switch node.leafValue {
         case .string(let string)?:
             if string.utf8.count > maxStringBytes {
@@ -97,33 +102,34 @@ public enum Validation {
         if case .number(let number)? = node.priority, !number.isFinite {
             throw CoreTreeError(.invalidPriority, "Priority at \"\(TreePath(keys: path).wireForm)\" is \(number); only finite numbers can be priorities.")
         }
+        if node.isLeaf || node.isEmpty { return }
         if ServerValue.isPlaceholder(node) {
             try ServerValue.validatePlaceholder(node, at: TreePath(keys: path))
             return
         }
         if let placeholder = ServerValue.placeholderPriority(of: node) {
             try ServerValue.validatePlaceholder(placeholder, at: TreePath(keys: path + [ChildKey.priority]))
-            try validateData(ServerValue.body(ofCarrier: node), path: path, bytes: bytes)
+            try validateData(ServerValue.body(ofCarrier: node), path: &path, bytes: bytes)
             return
         }
         for (key, child) in node.children {
-            var childPath = path
-            childPath.append(key)
             if let problem = keyProblem(key.stringValue) {
                 throw CoreTreeError(.invalidKey, "Invalid key \"\(key.stringValue)\" at \"\(TreePath(keys: path).wireForm)\": it \(problem).")
             }
             let childBytes = bytes + key.stringValue.utf8.count + (path.isEmpty ? 0 : 1)
-            if childPath.count > maxPathDepth {
+            path.append(key)
+            defer { path.removeLast() }
+            if path.count > maxPathDepth {
                 throw CoreTreeError(
                     .pathTooDeep,
-                    "Data at \"\(TreePath(keys: childPath).wireForm)\" is \(childPath.count) levels deep; at most \(maxPathDepth) are allowed.")
+                    "Data at \"\(TreePath(keys: path).wireForm)\" is \(path.count) levels deep; at most \(maxPathDepth) are allowed.")
             }
             if childBytes > maxPathBytes {
                 throw CoreTreeError(
                     .pathTooLong,
-                    "Path \"\(TreePath(keys: childPath).wireForm)\" is \(childBytes) bytes long; at most \(maxPathBytes) UTF-8 bytes are allowed.")
+                    "Path \"\(TreePath(keys: path).wireForm)\" is \(childBytes) bytes long; at most \(maxPathBytes) UTF-8 bytes are allowed.")
             }
-            try validateData(child, path: childPath, bytes: childBytes)
+            try validateData(child, path: &path, bytes: childBytes)
         }
     }
 }

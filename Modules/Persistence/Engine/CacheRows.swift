@@ -15,25 +15,31 @@ enum CacheRows {
 
     /// The bytes stored for a leaf: its JSON.
     ///
-    /// Strings with nothing to escape and booleans are written directly (most leaves); numbers
-    /// and strings that need escapes go through the JSON writer, so the bytes are the same.
+    /// Strings with nothing to escape, booleans and numbers are written directly (most leaves);
+    /// strings that need escapes go through the JSON writer, so the bytes are the same.
     static func encodeLeaf(_ leaf: Node) -> [UInt8] {
         switch leaf.leafValue {
         case .string(let text)?:
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(text.utf8.count + 2)
+            // Room for the row's checksum too, which a bulk writer appends in place.
+            bytes.reserveCapacity(text.utf8.count + 2 + ChecksummedStore.overhead)
             bytes.append(UInt8(ascii: "\""))
             for byte in text.utf8 {
                 // Control characters, quotes and backslashes need escapes.
-                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return Array(leaf.jsonString(format: .plain).utf8) }
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return leaf.jsonBytes(format: .plain) }
                 bytes.append(byte)
             }
             bytes.append(UInt8(ascii: "\""))
             return bytes
         case .bool(let value)?:
             return Array((value ? "true" : "false").utf8)
+        case .number(let number)?:
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(24 + ChecksummedStore.overhead)
+            NumberFormatting.appendJSON(number, to: &bytes)
+            return bytes
         default:
-            return Array(leaf.jsonString(format: .plain).utf8)
+            return leaf.jsonBytes(format: .plain)
         }
     }
 

@@ -322,26 +322,40 @@ public final class StorageEngine: Sendable {
     ///
     /// Keys are built as the walk goes down, one key appended to a shared byte prefix, rather
     /// than each leaf's whole path encoded again.
-    package static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int) {
+    ///
+    /// With `sealed`, each value already carries its checksum (``ChecksummedStore/appendChecksum(to:key:)``),
+    /// for a bulk writer that writes to the store under the checksums; `delta` counts the bytes
+    /// before checksums either way.
+    package static func addRows(of node: Node, at path: TreePath, to batch: inout WriteBatch, delta: inout Int, sealed: Bool = false) {
         var prefix = StorageKeys.cacheKey(path)
         var overflow: [TreePath: Node] = [:]
-        addRows(of: node, path: path, prefix: &prefix, to: &batch, delta: &delta, overflow: &overflow)
+        var keys = path.keys
+        addRows(of: node, keys: &keys, prefix: &prefix, to: &batch, delta: &delta, overflow: &overflow, sealed: sealed)
         for (owner, subtree) in overflow {
             let key = StorageKeys.overflowKey(owner)
-            let value = CacheRows.encodeSubtree(subtree)
-            batch.put(key, value)
+            var value = CacheRows.encodeSubtree(subtree)
             delta += key.count + value.count
+            if sealed { ChecksummedStore.appendChecksum(to: &value, key: key) }
+            batch.put(key, value)
         }
     }
 
-    /// The walk of ``addRows(of:at:to:delta:)``: `prefix` is the cache key of `path` (whose rows fit).
+    /// The walk of ``addRows(of:at:to:delta:sealed:)``: `prefix` is the cache key of the path
+    /// `keys` (whose rows fit). Both grow and shrink back on the way down: a path is made only for
+    /// a leaf too deep for its own row.
     private static func addRows(
-        of node: Node, path: TreePath, prefix: inout [UInt8], to batch: inout WriteBatch, delta: inout Int,
-        overflow: inout [TreePath: Node]
+        of node: Node, keys: inout [ChildKey], prefix: inout [UInt8], to batch: inout WriteBatch, delta: inout Int,
+        overflow: inout [TreePath: Node], sealed: Bool
     ) {
         func put(_ value: [UInt8], under key: [UInt8]) {
-            batch.put(key, value)
             delta += key.count + value.count
+            if sealed {
+                var value = value
+                ChecksummedStore.appendChecksum(to: &value, key: key)
+                batch.put(key, value)
+            } else {
+                batch.put(key, value)
+            }
         }
         func withChild(_ key: ChildKey, _ body: (inout [UInt8]) -> Void) -> Bool {
             let utf8 = key.stringValue.utf8
@@ -357,18 +371,20 @@ public final class StorageEngine: Sendable {
         if let priority = node.priority {
             let leaf = priority.node
             let fitted = withChild(.priority) { put(CacheRows.encodeLeaf(leaf), under: $0) }
-            if !fitted { addOverflow(leaf, at: path.child(.priority), to: &overflow) }
+            if !fitted { addOverflow(leaf, at: TreePath(keys: keys + [.priority]), to: &overflow) }
         }
         if node.isLeaf {
             put(CacheRows.encodeLeaf(node.withPriority(nil)), under: prefix)
             return
         }
         for (key, child) in node.children {
+            keys.append(key)
+            defer { keys.removeLast() }
             let fitted = withChild(key) { childPrefix in
-                addRows(of: child, path: path.child(key), prefix: &childPrefix, to: &batch, delta: &delta, overflow: &overflow)
+                addRows(of: child, keys: &keys, prefix: &childPrefix, to: &batch, delta: &delta, overflow: &overflow, sealed: sealed)
             }
             if !fitted {
-                CacheRows.forEachLeaf(of: child, at: path.child(key)) { full, leaf in addOverflow(leaf, at: full, to: &overflow) }
+                CacheRows.forEachLeaf(of: child, at: TreePath(keys: keys)) { full, leaf in addOverflow(leaf, at: full, to: &overflow) }
             }
         }
     }

@@ -24,11 +24,18 @@ public final class ChecksummedStore: OrderedKeyValueStore {
 
     /// `value` followed by the checksum of `key` and `value` (little-endian).
     public static func seal(key: [UInt8], value: [UInt8]) -> [UInt8] {
-        let crc = CRC32C.checksum(value, continuing: CRC32C.checksum(key))
         var sealed = value
         sealed.reserveCapacity(value.count + overhead)
-        for shift in stride(from: 0, to: 32, by: 8) { sealed.append(UInt8(truncatingIfNeeded: crc >> UInt32(shift))) }
+        appendChecksum(to: &sealed, key: key)
         return sealed
+    }
+
+    /// Seals `value` where it is: appends the checksum of `key` and `value`, so the row can be
+    /// written to ``base`` directly (a bulk writer that makes its values itself saves the copy
+    /// ``write(_:durable:)`` makes).
+    public static func appendChecksum(to value: inout [UInt8], key: [UInt8]) {
+        let crc = CRC32C.checksum(value, continuing: CRC32C.checksum(key))
+        for shift in stride(from: 0, to: 32, by: 8) { value.append(UInt8(truncatingIfNeeded: crc >> UInt32(shift))) }
     }
 
     /// The value of a sealed row.

@@ -96,4 +96,11 @@ public struct WriteBatch: Sendable {
     public mutating func deleteRange(_ range: KeyRange) { operations.append(.deleteRange(range)) }
     /// Adds every operation of `other` after these.
     public mutating func append(contentsOf other: WriteBatch) { operations += other.operations }
+
+    /// Makes room for `count` operations, so a large batch is not copied as it grows.
+    public mutating func reserveCapacity(_ count: Int) { operations.reserveCapacity(count) }
+
+    /// Removes every operation, keeping the room they took when `keepingCapacity`: a bulk writer
+    /// fills the same batch again instead of allocating (and later freeing) a new large one.
+    public mutating func removeAll(keepingCapacity: Bool = false) { operations.removeAll(keepingCapacity: keepingCapacity) }
 }

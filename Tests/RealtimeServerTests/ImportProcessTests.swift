@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `rtdb-server import` and `export` as real processes: an import killed with SIGKILL at any
+/// moment leaves the namespace with exactly its old data or exactly the new, and neither command
+/// runs against a data directory a server holds.
+@Suite("rtdb-server import and export processes", .serialized)
+struct ImportProcessTests {
+    struct Finished {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs `executable` with `arguments` to its end (standard output to `outputFile` when given),
+    /// polling for its exit without blocking a thread.
+    static func run(_ executable: URL, _ arguments: [String], outputFile: String? = nil) async throws -> Finished {
+        let base = NSTemporaryDirectory() + "rtdb-run-\(UUID().uuidString)"
+        let outputPath = outputFile ?? base + ".out"
+        let errorPath = base + ".err"
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        defer {
+            if outputFile == nil { try? FileManager.default.removeItem(atPath: outputPath) }
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+        await waitForExit(process)
+        let output = outputFile == nil ? (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" : ""
+        let errors = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+        return Finished(status: process.terminationStatus, output: output, errors: errors)
+    }
+
+    /// Runs rtdb-server and requires it to succeed.
+    @discardableResult
+    static func rtdbServer(_ arguments: [String], outputFile: String? = nil) async throws -> Finished {
+        let finished = try await run(try rtdbServerBinary(), arguments, outputFile: outputFile)
+        guard finished.status == 0 else {
+            throw TestFailure("rtdb-server \(arguments.joined(separator: " ")) exited with \(finished.status): \(finished.errors)")
+        }
+        return finished
+    }
+
+    /// The namespace's export, as bytes (the export also cleans up after a killed import).
+    static func export(_ directory: String, backend: String) async throws -> Data {
+        let file = NSTemporaryDirectory() + "rtdb-export-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try await rtdbServer(["export", "--namespace", "chat", "--data-dir", directory, "--backend", backend, file])
+        return try Data(contentsOf: URL(fileURLWithPath: file))
+    }
+
+    /// Two chat documents of about `megabytes` each, written by gen-chat-data.
+    static func documents(megabytes: Int) async throws -> [String] {
+        var files: [String] = []
+        for seed in [1, 2] {
+            let file = NSTemporaryDirectory() + "rtdb-chat-\(seed)-\(UUID().uuidString).json"
+            _ = try await run(try builtExecutable(named: "gen-chat-data"), ["--megabytes", "\(megabytes)", "--seed", "\(seed)"], outputFile: file)
+            files.append(file)
+        }
+        return files
+    }
+
+    @Test("an import killed with SIGKILL at random moments leaves exactly the old data or exactly the new",
+          arguments: [("sqlite", true), ("lmdb", true), ("leveldb", false)])
+    func killedImports(backend: String, exchange: Bool) async throws {
+        let directory = NSTemporaryDirectory() + "rtdb-import-kill-\(backend)-\(UUID().uuidString)"
+        let files = try await Self.documents(megabytes: 4)
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            for file in files { try? FileManager.default.removeItem(atPath: file) }
+        }
+        func importArguments(_ file: String) -> [String] {
+            ["import", "--namespace", "chat", "--data-dir", directory, "--backend", backend] + (exchange ? [] : ["--no-exchange"]) + [file]
+        }
+        // Both documents imported to the end, for their exports and the time an import takes.
+        try await Self.rtdbServer(importArguments(files[0]))
+        let exports = [try await Self.export(directory, backend: backend), Data()]
+        let started = ContinuousClock.now
+        try await Self.rtdbServer(importArguments(files[1]))
+        let duration = ContinuousClock.now - started
+        let second = try await Self.export(directory, backend: backend)
+        let expected = [exports[0], second]
+        #expect(expected[0] != expected[1])
+
+        var current = 1
+        var outcomes = (old: 0, new: 0, finished: 0)
+        var random = SplitMix64(seed: backend.utf8.reduce(1) { $0 &* 31 &+ UInt64($1) })
+        for round in 0..<6 {
+            let target = 1 - current
+            let child = try ChildProcess(executable: try rtdbServerBinary(), arguments: importArguments(files[target]))
+            // Half the kills land while rows are written, half around the sync and the switch at the end.
+            let spread = Double(random.next() % 1_000) / 1_000
+            let fraction = round % 2 == 0 ? 0.1 + 0.8 * spread : 0.88 + 0.2 * spread
+            try await Task.sleep(for: duration * fraction)
+            let status = await child.stop(signal: SIGKILL)
+            if status != nil { outcomes.finished += 1 }
+            let exported = try await Self.export(directory, backend: backend)
+            if exported == expected[target] {
+                outcomes.new += 1
+                current = target
+            } else if exported == expected[current] {
+                outcomes.old += 1
+            } else {
+                Issue.record("round \(round) (killed at \(fraction) of an import): the namespace holds neither the old data nor the new (\(exported.count) bytes)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [".rtdb-server.lock", "chat"])
+        }
+        print("import kills on \(backend) (exchange \(exchange)): old data \(outcomes.old), new data \(outcomes.new) (\(outcomes.finished) finished before the kill)")
+        #expect(outcomes.old + outcomes.new == 6)
+
+        // A server started after a killed import cleans up before it serves the namespace.
+        let child = try ChildProcess(executable: try rtdbServerBinary(), arguments: importArguments(files[1 - current]))
+        try await Task.sleep(for: duration * 0.5)
+        await child.stop(signal: SIGKILL)
+        let server = try await ServerProcess.launch(backend: backend, directory: directory)
+        let shallow = try await restRequest("GET", server.restURL("", namespace: "chat") + "&shallow=true")
+        #expect(shallow.status == 200 && shallow.body.contains(#""rooms":true"#), "\(shallow.body)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [".rtdb-server.lock", "chat"])
+        await server.stop()
+        let afterServer = try await Self.export(directory, backend: backend)
+        #expect(afterServer == expected[0] || afterServer == expected[1])
+    }
+
+    @Test("import and export refuse while a server holds the data directory")
+    func refusedWhileServing() async throws {
+        let server = try await ServerProcess.launch(backend: "sqlite")
+        try await server.write("kept", json: #"{"a": 1}"#, namespace: "chat")
+        let file = NSTemporaryDirectory() + "rtdb-refused-\(UUID().uuidString).json"
+        try Data(#"{"replaced": true}"#.utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let location = ["--namespace", "chat", "--data-dir", server.directory]
+        let imported = try await Self.run(try rtdbServerBinary(), ["import"] + location + [file])
+        #expect(imported.status != 0)
+        #expect(imported.errors.contains("cannot import into a namespace: another rtdb-server is using the data directory"), "\(imported.errors)")
+        let exported = try await Self.run(try rtdbServerBinary(), ["export"] + location)
+        #expect(exported.status != 0)
+        #expect(exported.output.isEmpty)
+        #expect(exported.errors.contains("cannot export a namespace: another rtdb-server is using the data directory"), "\(exported.errors)")
+        #expect(try await server.read("kept", namespace: "chat") as? [String: Int] == ["a": 1])
+        #expect(try await server.read("replaced", namespace: "chat") == nil)
+        await server.shutDown()
+    }
+}

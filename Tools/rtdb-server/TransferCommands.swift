@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import Persistence
+import PersistenceLevelDB
+import PersistenceLMDB
+import PersistenceSQLite
+import ServerCore
+import Synchronization
+
+/// The options an import and an export share: which namespace, where, on which backend.
+struct NamespaceLocation: ParsableArguments {
+    @Option(help: "The namespace (as in ?ns=).")
+    var namespace: String
+
+    @Option(help: "The server's data directory (its --data-dir).")
+    var dataDir = "./.rtdb-data"
+
+    @Option(help: "The namespace's storage backend (the server's --backend): sqlite, lmdb or leveldb.")
+    var backend = "sqlite"
+
+    /// The backend named by `--backend`.
+    func storageBackend() throws -> StorageBackend {
+        do {
+            return try StorageBackends([.sqlite, .lmdb, .leveldb]).backend(named: backend)
+        } catch {
+            throw ValidationError("--backend must be sqlite, lmdb or leveldb (import and export work on the embedded stores), not \(backend)")
+        }
+    }
+}
+
+/// `rtdb-server import`: replaces a namespace's data with a JSON export, at disk speed.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Replace an embedded namespace's data with a JSON export (Firebase's, or rtdb-server export's) of any size.",
+        discussion: """
+            The file is read in chunks and written into a new store beside the namespace's, synced once and then \
+            switched in, so the namespace holds its old data or the new, whatever happens; its security rules are kept. \
+            Refused while a server uses the data directory. Reads only the command line (not RTDB_* or --config).
+            """)
+
+    @OptionGroup var location: NamespaceLocation
+
+    @Argument(help: "The JSON file to import.")
+    var file: String
+
+    @Option(help: .hidden) var subtreeBytes: Int?
+    @Option(help: .hidden) var batchBytes: Int?
+    @Flag(help: ArgumentHelp("Switch the store in by moving the old one aside first, even where directories can be exchanged.", visibility: .hidden))
+    var noExchange = false
+
+    func run() async throws {
+        var options = NamespaceImport.Options(namespace: location.namespace, dataDirectory: location.dataDir, backend: try location.storageBackend())
+        if let subtreeBytes { options.subtreeBytes = subtreeBytes }
+        if let batchBytes { options.batchBytes = batchBytes }
+        options.exchange = !noExchange
+        let file = self.file
+        let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        let meter = ProgressMeter(total: total)
+        let report = try await onOwnThread { [options] in
+            try CommandFailure.saying { () throws(ServerError) in try NamespaceImport.run(file: file, options: options) { meter.show($0) } }
+        }
+        meter.end()
+        print(String(
+            format: "imported %.1f MB (%@ rows, %.1f MB) into namespace %@ (%@ in %@) in %.2f s: %.1f MB/s%@",
+            Double(report.bytes) / 1e6, grouped(report.rows), Double(report.rowBytes) / 1e6, location.namespace, location.backend,
+            location.dataDir, report.seconds, report.megabytesPerSecond,
+            report.settingsKept > 0 ? ", \(report.settingsKept) settings (rules) kept" : ""))
+    }
+}
+
+/// `rtdb-server export`: writes a namespace's data as JSON in export format.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write an embedded namespace's data as JSON in export format (priorities kept), to a file or standard output.",
+        discussion: """
+            Rows are streamed out in key order: memory stays small whatever the namespace's size. Refused while a server \
+            uses the data directory (the stores admit one process at a time), so the file is one point in time. \
+            Reads only the command line (not RTDB_* or --config).
+            """)
+
+    @OptionGroup var location: NamespaceLocation
+
+    @Argument(help: "The file to write (written whole or not at all); standard output when omitted.")
+    var file: String?
+
+    func run() async throws {
+        let (namespace, dataDirectory, backend, file) = (location.namespace, location.dataDir, try location.storageBackend(), self.file)
+        let report = try await onOwnThread {
+            try CommandFailure.saying { () throws(ServerError) in
+                try NamespaceExport.run(namespace: namespace, dataDirectory: dataDirectory, backend: backend, to: file)
+            }
+        }
+        let line = String(
+            format: "exported namespace %@ (%@ rows) to %@: %.1f MB in %.2f s: %.1f MB/s\n",
+            namespace, grouped(report.rows), file ?? "standard output", Double(report.bytes) / 1e6, report.seconds,
+            report.megabytesPerSecond)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+/// A failed import or export, printed as its message alone (`Error: <message>`).
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    /// `work`'s result, or its error as a ``CommandFailure``.
+    static func saying<T>(_ work: () throws(ServerError) -> T) throws(CommandFailure) -> T {
+        do {
+            return try work()
+        } catch {
+            throw CommandFailure(description: error.message)
+        }
+    }
+}
+
+/// Runs `work` on a thread of its own (an import blocks on the disk for minutes) and awaits it.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.name = "rtdb-transfer"
+        thread.start()
+    }
+}
+
+/// `1234567` as `1,234,567`.
+func grouped(_ value: Int) -> String {
+    let digits = String(value)
+    var result = ""
+    for (index, character) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { result.append(",") }
+        result.append(character)
+    }
+    return result
+}
+
+/// A progress line on standard error, rewritten in place, when standard error is a terminal.
+final class ProgressMeter: Sendable {
+    private let total: Int
+    private let started = ContinuousClock.now
+    private let lastShown = Mutex<ContinuousClock.Instant?>(nil)
+    private let enabled = isatty(STDERR_FILENO) != 0
+
+    init(total: Int) { self.total = total }
+
+    func show(_ bytes: Int) {
+        guard enabled else { return }
+        let now = ContinuousClock.now
+        let due = lastShown.withLock { last in
+            guard last.map({ now - $0 >= .milliseconds(500) }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        let seconds = (now - started) / .seconds(1)
+        let percent = total > 0 ? String(format: " of %.1f MB (%.0f%%)", Double(total) / 1e6, 100 * Double(bytes) / Double(total)) : ""
+        let line = String(format: "\rread %.1f MB%@, %.1f MB/s   ", Double(bytes) / 1e6, percent, seconds > 0 ? Double(bytes) / 1e6 / seconds : 0)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func end() {
+        if enabled && lastShown.withLock({ $0 != nil }) { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
