@@ -85,7 +85,7 @@ struct ImportRowWriter {
             try addPrioritySet(item, to: &set, bytes: &bytes)
         } else {
             // The anchor of the set is the path itself: it fits.
-            set = EmbeddedServerStore.batch(replacing: [(item.path, item.node)], settings: [])
+            try StorageEngine.addWrites([(item.path, item.node)], reading: rows, to: &set)
             for case .put(let key, let value) in set.operations { bytes += key.count + value.count }
         }
         ownRowCount += set.operations.count(where: { if case .put = $0 { true } else { false } })
