@@ -384,6 +384,7 @@ let package = Package(
             name: "rtdb-server",
             dependencies: [
                 "RealtimeServer", "ServerCore", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
+                "CMallocInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
