@@ -384,6 +384,8 @@ let package = Package(
             name: "rtdb-server",
             dependencies: [
                 "RealtimeServer", "ServerCore", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
+                // glibc's mallopt, for `rtdb-server import` (the header is glibc's).
+                .target(name: "CMallocInfo", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -41,9 +41,17 @@ public final class SQLiteStore: OrderedKeyValueStore {
     /// - Throws: ``StorageError/Code-swift.enum/inUse(pid:)`` when another process or handle has
     ///   the directory open, ``StorageError/Code-swift.enum/corrupt`` when the file is not a
     ///   database, or another ``StorageError`` when SQLite cannot open it.
-    public init(directory: String) throws {
+    public convenience init(directory: String) throws {
+        try self.init(directory: directory, bulkLoad: false)
+    }
+
+    /// Opens the store in `directory` as ``init(directory:)`` does; with `bulkLoad`, for a load
+    /// into a store that is thrown away if the load does not finish: without a journal (rows go
+    /// to the database file once, not to the WAL and then the file), so a crash can leave the
+    /// file damaged. The next open in the usual way returns it to WAL mode.
+    public init(directory: String, bulkLoad: Bool) throws {
         let lock = try DirectoryLock(directory: directory, backend: SQLiteStore.backendName)
-        state = Mutex(try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName, lock: lock))
+        state = Mutex(try SQLiteConnection(path: directory + "/" + SQLiteStore.fileName, lock: lock, bulkLoad: bulkLoad))
     }
 
     private func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
@@ -92,9 +100,23 @@ public final class SQLiteStore: OrderedKeyValueStore {
     }
 }
 
+extension SQLiteStore {
+    /// Turns off SQLite's count of the memory it allocates, for a process that never asks for it
+    /// (`sqlite3_memory_used`, a soft heap limit): each of SQLite's allocations then skips a lock
+    /// all connections of the process share, about a tenth of an import's SQLite time.
+    ///
+    /// Call it before the process opens its first database: SQLite accepts it only then.
+    ///
+    /// - Returns: whether SQLite took it.
+    @discardableResult
+    package static func disableMemoryStatistics() -> Bool { rtdb_sqlite3_disable_memory_statistics() == SQLITE_OK }
+}
+
 extension StorageBackend {
     /// SQLite: one database file in WAL mode per store directory.
-    public static let sqlite = StorageBackend(name: SQLiteStore.backendName) { try SQLiteStore(directory: $0) }
+    public static let sqlite = StorageBackend(
+        name: SQLiteStore.backendName, open: { try SQLiteStore(directory: $0) },
+        openForBulkLoad: { try SQLiteStore(directory: $0, bulkLoad: true) })
 }
 
 // MARK: - The connection
@@ -137,7 +159,7 @@ final class SQLiteConnection {
     /// Held until the connection is closed.
     private var lock: DirectoryLock?
 
-    init(path: String, lock: DirectoryLock) throws {
+    init(path: String, lock: DirectoryLock, bulkLoad: Bool = false) throws {
         self.lock = lock
         if SQLiteConnection.fileSize(path) == nil { try SQLiteConnection.create(path) }
         // A new database file is only ever renamed into place with its header and table written
@@ -169,6 +191,12 @@ final class SQLiteConnection {
             throw StorageError(
                 .corrupt, "the SQLite database is damaged (integrity_check: \(check ?? "no answer")); restore it from a backup or move it aside",
                 backend: SQLiteStore.backendName)
+        }
+        if bulkLoad {
+            // Measured on a 200 MB import: 51 MB/s instead of 45 (the WAL wrote every page twice).
+            guard try pragma("journal_mode=OFF") == "off" else {
+                throw StorageError(.engine, "SQLite cannot turn the journal off for a bulk load of \(path)", backend: SQLiteStore.backendName)
+            }
         }
     }
 

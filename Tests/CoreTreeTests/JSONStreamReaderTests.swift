@@ -155,10 +155,15 @@ struct JSONStreamReaderTests {
         let streamed = try #require(throws: CoreTreeError.self) { try Self.stream(Array(text.utf8), subtreeBytes: 1, maxChunk: 2, using: &random) }
         #expect(streamed.code == .invalidKey)
         #expect(streamed.message.hasPrefix("At byte 18: invalid key \"bad.key\""), "\(streamed)")
-        // Read whole: the value's byte and the key's path.
+        // Read whole: found again at the name's byte, with the key's path.
         let whole = try #require(throws: CoreTreeError.self) { try Self.stream(Array(text.utf8), subtreeBytes: 1000, maxChunk: 2, using: &random) }
         #expect(whole.code == .invalidKey)
-        #expect(whole.message.hasPrefix("At byte 0: Invalid key \"bad.key\" at \"/good\""), "\(whole)")
+        #expect(whole.message.hasPrefix("At byte 18: Invalid key \"bad.key\" at \"/good\""), "\(whole)")
+        // A string too long, in a value read whole: the string's byte.
+        let long = #"{"a": {"b": 1, "c": ""# + String(repeating: "x", count: Validation.maxStringBytes + 1) + #""}}"#
+        let tooLong = try #require(throws: CoreTreeError.self) { try Self.stream(Array(long.utf8), subtreeBytes: 64 << 20, maxChunk: 1 << 20, using: &random) }
+        #expect(tooLong.code == .valueTooLarge)
+        #expect(tooLong.message.hasPrefix("At byte 20: String at \"/a/c\""), "\(tooLong.message.prefix(200))")
         // A null member's name is never checked (it writes nothing), as validation of the tree does.
         #expect(Self.assemble(try Self.stream(Array(#"{"a": 1, "b/c": null}"#.utf8), subtreeBytes: 1, maxChunk: 3, using: &random)) == json(#"{"a": 1}"#))
         // Too deep.

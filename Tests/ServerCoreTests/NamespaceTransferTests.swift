@@ -37,7 +37,7 @@ struct NamespaceTransferTests {
             put(["keys", key], Node(.bool(key.count % 2 == 0)))
         }
         put(["numbers"], Node(children: [
-            (key: ChildKey("big"), value: Node(.number(Double(1 << 53) + 2))), (key: ChildKey("tiny"), value: Node(.number(Double.leastNonzeroMagnitude))),
+            (key: ChildKey("big"), value: Node(.number(9_007_199_254_740_994))), (key: ChildKey("tiny"), value: Node(.number(.leastNonzeroMagnitude))),
             (key: ChildKey("neg"), value: Node(.number(-0.1))), (key: ChildKey("huge"), value: Node(.number(1.7976931348623157e308))),
         ]))
         // Four 110-byte keys: past the 480 bytes a row's key may have.

@@ -53,6 +53,10 @@ public struct JSONStreamReader: Sendable {
     private var extent: JSONValueExtent?
     private var items: [JSONStreamItem] = []
     private var failure: CoreTreeError?
+    /// The document byte of the failure, when it concerns data (a name, a value).
+    private var failureByte: Int?
+    /// Whether this reader reads a value again to find where its problem lies.
+    private var locating = false
     /// How many open frames have a ``Frame/problem``.
     private var framesWithProblems = 0
     /// Whether the value ``parseValue(nesting:)`` read last held a `.sv` member.
@@ -172,13 +176,36 @@ public struct JSONStreamReader: Sendable {
         CoreTreeError(.malformedJSON, "Malformed JSON at byte \(offset): \(what).")
     }
 
-    /// `node` checked as a write at `path`; a problem names the byte where the value starts.
-    private func checked(_ node: Node, at path: TreePath, start: Int) throws(CoreTreeError) {
+    /// `node` (read whole from document byte `start` up to ``position``) checked as a write at
+    /// `path`; a problem names its byte.
+    private mutating func checked(_ node: Node, at path: TreePath, start: Int) throws(CoreTreeError) {
         do {
             try Validation.validateWrite(node, at: path)
         } catch {
-            throw CoreTreeError(error.code, "At byte \(start): \(error.message)", underlying: error)
+            // A leaf's byte is its own; a reader locating a problem does not look further.
+            let byte = node.isLeaf || locating ? start : problemByte(of: error, inValueFrom: start) ?? start
+            failureByte = byte
+            throw CoreTreeError(error.code, "At byte \(byte): \(error.message)", underlying: error)
         }
+    }
+
+    /// The byte of the problem `error` found in the value from document byte `start` to
+    /// ``position``, found by reading the value again member by member (every name then checked
+    /// at its own byte): a failure's path only, so no cost while the document is good. `nil` when
+    /// the value is gone from the buffer or the problem does not show again that way (a path too
+    /// deep or too long for where the value lies).
+    private func problemByte(of error: CoreTreeError, inValueFrom start: Int) -> Int? {
+        guard start >= bufferStart, start - bufferStart <= position else { return nil }
+        var again = JSONStreamReader(subtreeBytes: 1, maxValueBytes: maxValueBytes)
+        again.bufferStart = start
+        again.locating = true
+        do throws(CoreTreeError) {
+            _ = try again.read(buffer[(start - bufferStart)..<position])
+            _ = try again.finish()
+        } catch where again.failure?.code == error.code {
+            return again.failureByte
+        } catch {}
+        return nil
     }
 
     // MARK: - Values
@@ -291,6 +318,8 @@ public struct JSONStreamReader: Sendable {
         /// long), thrown when the first data below it comes: an object that turns out empty
         /// writes nothing, and is accepted as validation accepts it.
         var problem: CoreTreeError?
+        /// The byte ``problem`` concerns.
+        var problemByte = 0
         /// Whether its `.value`, `.priority` or `.sv` member held a server value.
         var serverValues = false
         var explicitValue: Node?
@@ -321,24 +350,29 @@ public struct JSONStreamReader: Sendable {
 
     /// Pushes the frame of the large object or array at ``position``; `problem` is why data
     /// below it cannot be stored, if anything.
-    private mutating func openFrame(path: TreePath, nesting: Int, isArray: Bool, problem: CoreTreeError? = nil) throws(CoreTreeError) {
+    private mutating func openFrame(
+        path: TreePath, nesting: Int, isArray: Bool, problem: (error: CoreTreeError, byte: Int)? = nil
+    ) throws(CoreTreeError) {
         if nesting > JSONParser.maxNesting { throw malformed("nesting deeper than \(JSONParser.maxNesting) levels", at: offset) }
         var problem = problem
         if problem == nil {
             do {
                 try Validation.validatePathLimits(path, context: "Path \"\(path.wireForm)\"")
             } catch {
-                problem = CoreTreeError(error.code, "At byte \(offset): \(error.message)", underlying: error)
+                problem = (CoreTreeError(error.code, "At byte \(offset): \(error.message)", underlying: error), offset)
             }
         }
         if problem != nil { framesWithProblems += 1 }
-        frames.append(Frame(path: path, isArray: isArray, nesting: nesting, start: offset, problem: problem))
+        frames.append(Frame(path: path, isArray: isArray, nesting: nesting, start: offset, problem: problem?.error, problemByte: problem?.byte ?? 0))
         position += 1
     }
 
     /// Adds an item that writes data, once no open frame says data below it cannot be stored.
     private mutating func emitData(_ item: JSONStreamItem) throws(CoreTreeError) {
-        if framesWithProblems > 0, let problem = frames.first(where: { $0.problem != nil })?.problem { throw problem }
+        if framesWithProblems > 0, let frame = frames.first(where: { $0.problem != nil }), let problem = frame.problem {
+            failureByte = frame.problemByte
+            throw problem
+        }
         items.append(item)
     }
 
@@ -449,14 +483,17 @@ public struct JSONStreamReader: Sendable {
                 items.append(JSONStreamItem(path: path, node: .empty, replaces: true))
                 frames[top].data = .unknown
             }
-            try openFrame(path: path, nesting: frame.nesting + 1, isArray: isArray, problem: nameProblem(of: frame))
+            try openFrame(path: path, nesting: frame.nesting + 1, isArray: isArray, problem: nameProblem(of: frame).map { ($0, frame.nameOffset) })
         case .node(let node) where node.isEmpty:
             if frame.replacing {
                 items.append(JSONStreamItem(path: path, node: .empty, replaces: true))
                 frames[top].data = .unknown
             }
         case .node(let node):
-            if let problem = nameProblem(of: frame) { throw problem }
+            if let problem = nameProblem(of: frame) {
+                failureByte = frame.nameOffset
+                throw problem
+            }
             try checked(node, at: path, start: valueStart)
             try emitData(JSONStreamItem(path: path, node: node, replaces: frame.replacing, containsServerValues: parsedServerValue))
             frames[top].data = .some
@@ -501,7 +538,10 @@ public struct JSONStreamReader: Sendable {
                 ?? Node(children: [(key: ChildKey.serverValue, value: serverValue!)], priority: frame.priority)
             if let placeholder = frame.placeholderPriority { node = ServerValue.carrying(node, priority: placeholder) }
             if !node.isEmpty {
-                if let problem = frame.problem { throw problem }
+                if let problem = frame.problem {
+                    failureByte = frame.problemByte
+                    throw problem
+                }
                 try checked(node, at: frame.path, start: frame.start)
                 try emitData(JSONStreamItem(path: frame.path, node: node, replaces: frame.data != .none, containsServerValues: frame.serverValues))
             } else if frame.data != .none {

@@ -7,11 +7,21 @@ public struct StorageBackend: Sendable {
     public let name: String
     /// Opens (creating if needed) the store in a directory.
     public let open: @Sendable (_ directory: String) throws -> any OrderedKeyValueStore
+    /// Opens (creating if needed) a store for a bulk load that is thrown away if it does not
+    /// finish (an import's staging store): settings that favor speed over surviving a crash
+    /// while the load runs. Its last batch is durable and it is closed before use; then ``open``
+    /// opens it as any other store. Backends without such settings open it as usual.
+    public let openForBulkLoad: @Sendable (_ directory: String) throws -> any OrderedKeyValueStore
 
-    /// A backend called `name`, opened by `open`.
-    public init(name: String, open: @escaping @Sendable (_ directory: String) throws -> any OrderedKeyValueStore) {
+    /// A backend called `name`, opened by `open` (and for a bulk load by `openForBulkLoad`,
+    /// `open` when `nil`).
+    public init(
+        name: String, open: @escaping @Sendable (_ directory: String) throws -> any OrderedKeyValueStore,
+        openForBulkLoad: (@Sendable (_ directory: String) throws -> any OrderedKeyValueStore)? = nil
+    ) {
         self.name = name
         self.open = open
+        self.openForBulkLoad = openForBulkLoad ?? open
     }
 
     /// Stores kept in this process's memory, shared per directory name until the process ends.

@@ -134,7 +134,7 @@ public enum NamespaceImport {
         let rows: ChecksummedStore
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
-            rows = try StorageEngine.openSealed(try options.backend.open(staging))
+            rows = try StorageEngine.openSealed(try options.backend.openForBulkLoad(staging))
         } catch {
             throw ServerError(.storageFailed, "cannot create a \(options.backend.name) store in \(staging): \(error)", underlying: error)
         }
