@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     /// The most namespaces open at once: opening another closes the least recently used idle one,
     /// or, when every one is in use, refuses with 503.
     public var maxOpenNamespaces: Int
+    /// The bytes of data (estimated) all open namespaces keep in memory together; the store holds
+    /// the rest. Data listeners watch stays in memory beyond it.
+    public var cacheBytes: Int = 128 * 1024 * 1024
     /// The most listens one WebSocket connection may hold.
     public var maxListensPerConnection: Int
     /// The most bytes of onDisconnect writes one WebSocket connection may hold.
@@ -109,7 +112,7 @@ public struct ServerConfiguration: Sendable {
     var namespaceSettings: NamespaceRegistry.Settings {
         NamespaceRegistry.Settings(
             defaultNamespace: defaultNamespace, dataDirectory: dataDirectory, maxOpenNamespaces: maxOpenNamespaces,
-            rulesJSON: rulesJSON, writerRetention: writerRetention, clock: clock)
+            rulesJSON: rulesJSON, writerRetention: writerRetention, clock: clock, cacheBytes: cacheBytes)
     }
 
     /// `https` when the server speaks TLS, else `http`.

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import ServerCore
 
-/// The commit pipeline on its own: groups, the durable tree, undoing after a failure, and the
+/// The commit pipeline on its own: groups, the durable version, undoing after a failure, and the
 /// waiters for its end.
 @Suite("Commit pipeline")
 struct CommitPipelineTests {
@@ -14,14 +14,14 @@ struct CommitPipelineTests {
 
     private static func write(_ number: Int, outcomes: Outcomes) -> CommitPipeline.PendingWrite {
         CommitPipeline.PendingWrite(
-            deliveries: [], writes: [StoreWrite(path: TreePath(unchecked: "w/\(number)"), node: Node(.number(Double(number))))], settings: [], stamp: nil, value: Node(.number(Double(number))),
+            deliveries: [], writes: [StoreWrite(path: TreePath(unchecked: "w/\(number)"), node: Node(.number(Double(number))))], settings: [], version: UInt64(number), stamp: nil, value: Node(.number(Double(number))),
             completion: { _ in outcomes.numbers.withLock { $0.append(number) } })
     }
 
     @Test("Writes queued during a run form the next group; only one run at a time")
     func groups() {
         let outcomes = Outcomes()
-        var pipeline = CommitPipeline(durableRoot: .empty)
+        var pipeline = CommitPipeline(durableVersion: 0)
         let idleStart = pipeline.beginRun(hasWork: false)
         #expect(!idleStart, "no run without work")
         pipeline.enqueue(Self.write(1, outcomes: outcomes))
@@ -33,17 +33,17 @@ struct CommitPipelineTests {
         pipeline.enqueue(Self.write(2, outcomes: outcomes))
         pipeline.enqueue(Self.write(3, outcomes: outcomes))
         #expect(first.map(\.value) == [Node(.number(1))])
-        pipeline.committed(Node(.number(1)))
-        #expect(pipeline.durableRoot == Node(.number(1)))
+        pipeline.committed(through: 1)
+        #expect(pipeline.durableVersion == 1)
         let next = pipeline.takeGroup()
         #expect(next.map(\.value) == [Node(.number(2)), Node(.number(3))])
         #expect(!pipeline.hasPending)
     }
 
-    @Test("A failed group takes every write queued after it along, and the durable tree stays")
+    @Test("A failed group takes every write queued after it along, and the durable version stays")
     func failure() {
         let outcomes = Outcomes()
-        var pipeline = CommitPipeline(durableRoot: Node(.string("before")))
+        var pipeline = CommitPipeline(durableVersion: 7)
         pipeline.enqueue(Self.write(1, outcomes: outcomes))
         _ = pipeline.beginRun(hasWork: true)
         let group = pipeline.takeGroup()
@@ -51,14 +51,14 @@ struct CommitPipelineTests {
         let undone = pipeline.failed(group)
         #expect(undone.map(\.value) == [Node(.number(1)), Node(.number(2))])
         #expect(!pipeline.hasPending)
-        #expect(pipeline.durableRoot == Node(.string("before")))
+        #expect(pipeline.durableVersion == 7)
         for write in undone { write.completion(.failed(ServerError(.storageFailed, "disk full"))) }
         #expect(outcomes.numbers.withLock { $0 } == [1, 2])
     }
 
     @Test("Waiters for the end of a run are handed back when it ends, once")
     func idleWaiters() async {
-        var pipeline = CommitPipeline(durableRoot: .empty)
+        var pipeline = CommitPipeline(durableVersion: 0)
         _ = pipeline.beginRun(hasWork: true)
         var handedBack = 0
         await withCheckedContinuation { continuation in

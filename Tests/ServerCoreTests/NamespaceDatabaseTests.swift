@@ -8,13 +8,13 @@ import Testing
 /// A store that takes its time to sync (so writes pile up behind a commit), counts commits, and
 /// fails on demand.
 final class SlowStore: ServerStore {
-    private let state = Mutex((commits: 0, failNext: false, data: Node.empty))
+    private let state = Mutex((commits: 0, failNext: false, data: Node.empty, version: UInt64(0)))
 
     var commits: Int { state.withLock { $0.commits } }
     func failNextCommit() { state.withLock { $0.failNext = true } }
 
     func read(at path: TreePath, limit: Int) async throws -> StoredData {
-        state.withLock { StoredData(node: $0.data.child(at: path), version: UInt64($0.commits)) }
+        state.withLock { StoredData(node: $0.data.child(at: path), version: $0.version) }
     }
     func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData {
         let node = state.withLock { $0.data.child(at: path) }
@@ -33,6 +33,7 @@ final class SlowStore: ServerStore {
                 throw ServerError(.storageFailed, "disk full (simulated)")
             }
             state.commits += 1
+            state.version = change.version
             for write in change.writes { state.data = state.data.updatingChild(at: write.path, to: write.node) }
         }
     }

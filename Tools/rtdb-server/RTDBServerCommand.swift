@@ -109,6 +109,9 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "The most namespaces open at once; idle ones are closed to make room (then 503).")
     var maxOpenNamespaces = 64
 
+    @Option(help: "Bytes of data all open namespaces keep in memory together (estimated); data listeners watch stays beyond it. The store holds the rest.")
+    var cacheBytes = CacheBudget.defaultLimit
+
     @Option(help: "The most listens one WebSocket connection may hold.")
     var maxListensPerConnection = 10_000
 
@@ -177,7 +180,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         }
         for (name, value) in [
             ("--max-header-bytes", maxHeaderBytes), ("--max-open-namespaces", maxOpenNamespaces),
-            ("--max-listens-per-connection", maxListensPerConnection),
+            ("--max-listens-per-connection", maxListensPerConnection), ("--cache-bytes", cacheBytes),
             ("--max-on-disconnect-bytes-per-connection", maxOnDisconnectBytesPerConnection),
             ("--max-connections", maxConnections ?? 1),
         ] where value <= 0 {
@@ -244,6 +247,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         configuration.webSocketPingInterval = .seconds(wsPingInterval)
         configuration.exactlyOnceWrites = exactlyOnce
         configuration.writerRetention = .seconds(writerRetentionDays * 24 * 3600)
+        configuration.cacheBytes = cacheBytes
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         var provider: PostgresStoreProvider?
         if backend == "postgres" {

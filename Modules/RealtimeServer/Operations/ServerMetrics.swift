@@ -35,6 +35,13 @@ final class ServerMetrics: NamespaceMetrics {
     let storeCommit: CoreMetrics.Timer
     /// Sweeps for the onDisconnect writes of dead nodes that finished (shared stores only).
     private let orphanSweeps: CoreMetrics.Counter
+    /// What open namespaces keep resident (estimated bytes, of them held by listeners, subtrees).
+    private let cacheBytes: CoreMetrics.Meter
+    private let cacheHeldBytes: CoreMetrics.Meter
+    private let cacheEntries: CoreMetrics.Meter
+    /// Data lookups answered from memory, and those loaded from the store.
+    private let cacheHits: CoreMetrics.Counter
+    private let cacheMisses: CoreMetrics.Counter
 
     init() {
         registry = PrometheusCollectorRegistry()
@@ -75,6 +82,24 @@ final class ServerMetrics: NamespaceMetrics {
         queuedBytes = CoreMetrics.Meter(label: "rtdb_outbound_queued_bytes", factory: factory)
         storeCommit = CoreMetrics.Timer(label: "rtdb_store_commit_seconds", preferredDisplayUnit: .seconds, factory: factory)
         orphanSweeps = CoreMetrics.Counter(label: "rtdb_orphan_sweeps_total", factory: factory)
+        cacheBytes = CoreMetrics.Meter(label: "rtdb_cache_bytes", factory: factory)
+        cacheHeldBytes = CoreMetrics.Meter(label: "rtdb_cache_held_bytes", factory: factory)
+        cacheEntries = CoreMetrics.Meter(label: "rtdb_cache_entries", factory: factory)
+        cacheHits = CoreMetrics.Counter(label: "rtdb_cache_hits_total", factory: factory)
+        cacheMisses = CoreMetrics.Counter(label: "rtdb_cache_misses_total", factory: factory)
+    }
+
+    /// Records what the open namespaces keep resident together.
+    func cacheUsage(_ total: CacheBudget.Usage) {
+        cacheBytes.set(total.bytes)
+        cacheHeldBytes.set(total.heldBytes)
+        cacheEntries.set(total.entries)
+    }
+
+    /// Counts data lookups answered from memory and loaded from the store.
+    func cacheLookups(hits: Int, misses: Int) {
+        if hits > 0 { cacheHits.increment(by: hits) }
+        if misses > 0 { cacheMisses.increment(by: misses) }
     }
 
     /// Counts a finished sweep for dead nodes' onDisconnect writes (whatever it claimed and ran

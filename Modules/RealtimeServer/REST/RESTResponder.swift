@@ -155,16 +155,13 @@ struct RESTResponder: HTTPResponder {
                 try await database.authorizeRead(path, params: params, as: caller)
                 return await stream(database: database, path: path, params: params, caller: caller, channel: channel)
             }
-            var data = try await database.read(path, params: params, as: caller)
+            // A shallow read seeks child to child in the store: its cost is the number of
+            // children, whatever their size. Object children become true; primitives keep their value.
+            let data = query["shallow"] == "true"
+                ? try await database.readShallow(path, as: caller) : try await database.read(path, params: params, as: caller)
             let etag = RESTResponder.etag(data)
             if let expected = request.headers[.ifNoneMatch], expected == etag {
                 return Response(status: .notModified, headers: [.eTag: etag])
-            }
-            if query["shallow"] == "true" {
-                if !data.isLeaf && !data.isEmpty {
-                    // Object children become true; primitives keep their value.
-                    data = Node(children: data.children.map { (key: $0.key, value: $0.value.isLeaf ? $0.value.withPriority(nil) : Node(.bool(true))) })
-                }
             }
             var headers = HTTPFields()
             if request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true" || request.headers[.ifNoneMatch] != nil {

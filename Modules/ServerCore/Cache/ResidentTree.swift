@@ -44,7 +44,31 @@ package struct ResidentTree: Sendable {
 
     /// The bytes of the entries that lie at or below a held path, or contain one.
     package var heldBytes: Int {
-        entries.filter { entry in holds.keys.contains { entry.key.contains($0) || $0.contains(entry.key) } }.reduce(0) { $0 + $1.value.bytes }
+        var held = Set<TreePath>()
+        // Entries at or below a held path: one of their ancestors (or they) is held.
+        for path in entries.keys {
+            var candidate: TreePath? = path
+            while let current = candidate {
+                if holds[current] != nil {
+                    held.insert(path)
+                    break
+                }
+                candidate = current.parent
+            }
+        }
+        // Entries containing a held path.
+        for path in holds.keys { if let owner = entry(covering: path) { held.insert(owner) } }
+        return held.reduce(0) { $0 + (entries[$1]?.bytes ?? 0) }
+    }
+
+    /// The held paths, outermost only (none lies inside another).
+    package var outermostHeldPaths: [TreePath] {
+        holds.keys.filter { path in !holds.keys.contains { $0 != path && $0.contains(path) } }
+    }
+
+    /// Whether a write kept in ``history`` lies at, above or below `path`.
+    package func historyTouches(_ path: TreePath) -> Bool {
+        history.contains { $0.write.path.contains(path) || path.contains($0.write.path) }
     }
 
     /// The entry at or above `path`.
@@ -114,7 +138,23 @@ package struct ResidentTree: Sendable {
 
     /// Forgets the writes up to `version` (no load still under way started before them).
     package mutating func trimHistory(through version: UInt64) {
+        guard let first = history.first, first.version <= version else { return }
         history.removeAll { $0.version <= version }
+    }
+
+    /// Gives the writes kept at version `pending` (applied before their commit's version was
+    /// known) the version `version` they were committed at.
+    package mutating func settleHistory(pending: UInt64, at version: UInt64) {
+        for index in history.indices where history[index].version == pending { history[index].version = version }
+    }
+
+    /// Forgets every entry and every kept write (after writes were undone, the store alone knows
+    /// the data); holds stay, so the held paths can be loaded again.
+    package mutating func dropAll() {
+        data = .empty
+        entries = [:]
+        history = []
+        bytes = 0
     }
 
     /// Holds `path` (it must be resident): it stays in memory until released as often.
@@ -137,11 +177,19 @@ package struct ResidentTree: Sendable {
     ///
     /// - Returns: the paths no longer resident.
     @discardableResult
-    package mutating func evict() -> [TreePath] {
+    package mutating func evict() -> [TreePath] { evict(downTo: budget) }
+
+    /// Evicts entries, least recently used first, until they take at most `target` bytes or only
+    /// held data is left (``evict()`` with another budget: the process's budget less what other
+    /// namespaces hold).
+    ///
+    /// - Returns: the paths no longer resident.
+    @discardableResult
+    package mutating func evict(downTo target: Int) -> [TreePath] {
         var evicted: [TreePath] = []
-        guard bytes > budget else { return evicted }
+        guard bytes > target else { return evicted }
         for (path, _) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            guard bytes > budget else { break }
+            guard bytes > target else { break }
             guard let entry = entries[path] else { continue }
             let heldInside = holds.keys.filter { path.contains($0) }
             // Held at the entry itself: it stays whole.

@@ -40,6 +40,17 @@ struct ListenRegistry {
     /// The listens that load all their location's data.
     var count: Int { listeners.count }
 
+    /// Every listen: where, with which query, held by whom.
+    var all: [(path: TreePath, params: QueryParams, caller: Caller)] {
+        holders.values.map { ($0.path, $0.params, $0.caller) }
+    }
+
+    /// `subscriber`'s listens.
+    func listens(of subscriber: any DataSubscriber) -> [(path: TreePath, params: QueryParams)] {
+        let id = ObjectIdentifier(subscriber)
+        return holders.filter { $0.key.subscriber == id }.map { ($0.value.path, $0.value.params) }
+    }
+
     /// Registers a listen held by `caller` (replacing the subscriber's listen with the same query
     /// and tag) and returns the data it selects now; `data` gives the complete data at a path.
     mutating func add(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?, caller: Caller,

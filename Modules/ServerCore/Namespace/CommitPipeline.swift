@@ -3,8 +3,8 @@ import SyncProtocol
 
 /// The writes a namespace applied in memory that are not yet durable, and the groups they are
 /// committed in (group commit): while one group is being committed, new writes gather into the
-/// next. It keeps the last durable tree, so a failed commit can be undone, and who waits for the
-/// pipeline to run dry (closing). The namespace drives it: it takes a group, commits it, and
+/// next. It keeps the version of the last durable write, so a failed commit can be undone down to
+/// it, and who waits for the pipeline to run dry (closing). The namespace drives it: it takes a group, commits it, and
 /// reports the outcome.
 struct CommitPipeline {
     /// A write applied in memory, waiting for its group's commit.
@@ -17,6 +17,8 @@ struct CommitPipeline {
         var changedPaths: [TreePath] { writes.map(\.path) }
         /// Settings committed with it (its client's ledger record).
         var settings: [StoreSetting]
+        /// The namespace's number for it (its commit reports the last of its group's).
+        var version: UInt64
         /// Its stamp, given back to the ledger if its commit fails.
         var stamp: WriteStamp?
         /// The data at its path afterwards (its acknowledgement reports it).
@@ -25,15 +27,15 @@ struct CommitPipeline {
         var completion: @Sendable (WriteResult) -> Void
     }
 
-    /// The tree as the last successful commit left it.
-    private(set) var durableRoot: Node
+    /// The version of the last write a successful commit made durable.
+    private(set) var durableVersion: UInt64
     private var pending: [PendingWrite] = []
     /// Whether a run of commits is under way.
     private(set) var isRunning = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// A pipeline whose durable tree is `root`.
-    init(durableRoot root: Node) { durableRoot = root }
+    /// A pipeline whose writes up to `version` are durable.
+    init(durableVersion version: UInt64) { durableVersion = version }
 
     /// Whether writes wait for a commit.
     var hasPending: Bool { !pending.isEmpty }
@@ -54,8 +56,8 @@ struct CommitPipeline {
         return pending
     }
 
-    /// Records that a commit made the tree `root` durable.
-    mutating func committed(_ root: Node) { durableRoot = root }
+    /// Records that a commit made the writes up to `version` durable.
+    mutating func committed(through version: UInt64) { durableVersion = max(durableVersion, version) }
 
     /// After `group`'s commit failed: the group and every write queued after it, all to be undone
     /// (the pipeline holds none of them any more).

@@ -30,7 +30,10 @@ extension NamespaceDatabase {
         while follower.hasWork {
             guard let group = follower.next() else {
                 do {
-                    try await catchUpNow(with: try await shared.changes(after: follower.sequence), from: shared)
+                    let entries = try await shared.changes(after: follower.sequence)
+                    await startTurn()
+                    defer { endTurn() }
+                    try await catchUpNow(with: entries, from: shared)
                 } catch {
                     // The next wake-up or periodic check tries again; reads serve from memory meanwhile.
                     SharedLog.logger.warning("cannot catch up with the shared store", metadata: ["namespace": "\(name)", "error": "\(error)"])
@@ -43,7 +46,8 @@ extension NamespaceDatabase {
                     try await self.decideUnderLock(group, missed: missed, from: shared, taken: decisions)
                 }
                 follower.reached(reached)
-                pipeline.committed(root)
+                // A load whose answer includes this commit no longer replays its writes.
+                resident.settleHistory(pending: Self.pendingVersion, at: reached)
                 let committed = follower.takeDecided()
                 for write in committed {
                     for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
@@ -55,7 +59,8 @@ extension NamespaceDatabase {
                     underlying: error)
                 if decisions.taken {
                     let failed = follower.takeDecided()
-                    restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
+                    // The decided writes are in memory only: the store's data replaces them.
+                    scheduleReload()
                     for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
                     for write in failed { write.completion?(.failed(failure)) }
                 } else {
@@ -66,18 +71,20 @@ extension NamespaceDatabase {
         }
     }
 
-    /// Runs under the write lock: applies what other nodes committed, then decides each write of
-    /// `group` against the result. Refused writes are answered at once; the accepted ones wait in
-    /// ``inFlight`` for the commit.
+    /// Runs under the write lock, in a turn: applies what other nodes committed, then decides
+    /// each write of `group` against the result (loading what it needs). Refused writes are
+    /// answered at once; the accepted ones wait in the follower for the commit.
     private func decideUnderLock(_ group: [SharedPendingWrite], missed: [SharedLogEntry]?, from shared: any SharedServerStore,
                                  taken: DecisionsTaken) async throws -> SharedCommit? {
+        await startTurn()
+        defer { endTurn() }
         try await catchUpNow(with: missed, from: shared)
         taken.taken = true
         var writes: [WriteOperation] = []
         var storeWrites: [StoreWrite] = []
         var settings: [StoreSetting] = []
         for write in group {
-            switch decide(write.operation, condition: write.condition, stamp: write.stamp, as: write.caller) {
+            switch await decide(write.operation, condition: write.condition, stamp: write.stamp, as: write.caller) {
             case .refused(let result):
                 write.completion(result)
             case .accepted(var decided, let resolved):
@@ -92,32 +99,59 @@ extension NamespaceDatabase {
         return SharedCommit(change: writes.isEmpty ? nil : StoreChange(writes: storeWrites), writes: writes, settings: settings)
     }
 
-    /// Applies committed entries (`nil`: the log no longer reaches back to this node's place, so
-    /// the whole tree is loaded again).
+    /// Applies committed entries, during a turn (`nil`: the log no longer reaches back to this
+    /// node's place, so the held data, the ledger and the rules are read again).
     private func catchUpNow(with entries: [SharedLogEntry]?, from shared: any SharedServerStore) async throws {
         guard let entries else {
-            let (tree, reached) = try await shared.loadWithSequence()
             ledger.reload(try await shared.settings(withPrefix: WriterLedger.settingPrefix))
-            replaceTree(with: tree)
-            pipeline.committed(root)
-            follower.reached(reached)
+            mustReload = true
+            try await reloadIfNeeded()
+            if let text = try await shared.setting(named: "rules").map({ String(decoding: $0, as: UTF8.self) }), text != storedRulesText {
+                await adoptCommittedRules(text)
+            }
             return
         }
         for entry in entries where entry.sequence > follower.sequence {
-            for write in entry.writes { applyCommitted(write) }
+            for write in entry.writes { applyCommitted(write, version: entry.sequence) }
             for setting in entry.settings where setting.name.hasPrefix(WriterLedger.settingPrefix) { ledger.adopt(setting) }
             for setting in entry.settings where setting.name == "rules" {
-                let text = String(decoding: setting.value, as: UTF8.self)
-                do {
-                    adoptRules(try RuleSet(parsing: text), source: text)
-                } catch {
-                    SharedLog.logger.error("rules committed by another node do not compile here; keeping the rules in force",
-                                           metadata: ["namespace": "\(name)", "error": "\(error)"])
-                }
+                await adoptCommittedRules(String(decoding: setting.value, as: UTF8.self))
             }
-            pipeline.committed(root)
             follower.reached(entry.sequence)
         }
+    }
+
+    /// Puts in force rules another node committed, when they compile here.
+    private func adoptCommittedRules(_ text: String) async {
+        do {
+            await adoptRules(try RuleSet(parsing: text), source: text)
+        } catch {
+            SharedLog.logger.error("rules committed by another node do not compile here; keeping the rules in force",
+                                   metadata: ["namespace": "\(name)", "error": "\(error)"])
+        }
+    }
+
+    /// Applies a write another node committed (server values already resolved) to the resident
+    /// data it touches, and sends the updates it causes at once.
+    private func applyCommitted(_ operation: WriteOperation, version: UInt64) {
+        let old = root
+        switch operation {
+        case .set(let path, let node):
+            resident.apply(StoreWrite(path: path, node: node), version: version)
+            for delivery in listens.overwriteDeliveries(at: path, old: old, new: root) { delivery.subscriber.send(delivery.update) }
+        case .update(let path, let children):
+            for child in children { resident.apply(StoreWrite(path: path.appending(child.path), node: child.node), version: version) }
+            for delivery in listens.mergeDeliveries(at: path, children: children, old: old, new: root) {
+                delivery.subscriber.send(delivery.update)
+            }
+        }
+    }
+
+    /// ``catchUpNow(with:from:)`` in a turn of its own.
+    private func catchUpInTurn(with entries: [SharedLogEntry]?, from shared: any SharedServerStore) async throws {
+        await startTurn()
+        defer { endTurn() }
+        try await catchUpNow(with: entries, from: shared)
     }
 
     /// Mirrors a connection's onDisconnect writes into the shared store (nothing to do when the
@@ -146,7 +180,7 @@ extension NamespaceDatabase {
     /// Saves a setting as its own shared commit, so every node adopts it.
     func commitSettingExclusively(_ setting: StoreSetting, in shared: any SharedServerStore) async throws {
         let reached = try await shared.commitExclusively(after: follower.sequence) { missed in
-            try await self.catchUpNow(with: missed, from: shared)
+            try await self.catchUpInTurn(with: missed, from: shared)
             return SharedCommit(change: nil, writes: [], settings: [setting])
         }
         follower.reached(reached)

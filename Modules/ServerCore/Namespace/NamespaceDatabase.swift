@@ -3,33 +3,57 @@ import Foundation
 public import QueryEngine
 import Persistence
 public import SecurityRules
-public import SyncProtocol
+import SyncProtocol
 
-/// One namespace's database: the whole tree in memory, its listeners, and the pipeline that makes
-/// writes durable before they are acknowledged.
+/// One namespace's database: its store holds the data, memory a bounded cache of it, and a
+/// pipeline makes writes durable before they are acknowledged.
 ///
-/// A write is validated, its server values are resolved against the current data and the server
-/// clock, and it is applied in memory at once, so later requests see it. Its acknowledgement and
-/// the updates it causes for listeners wait until its group of writes is durable: while one group
-/// is being synced, new writes gather into the next (group commit). If a sync fails, that group
-/// and every write after it fail, and the tree returns to its last durable state.
+/// **What is in memory.** Opening reads no data. Operations load what they need from the store
+/// (a read or listen its location, a write the data its server values, compare-and-set hash and
+/// security rules look at) into a ``ResidentTree`` of complete subtrees. A listen holds its
+/// location resident while it lasts; everything else is evicted, least recently used first, when
+/// the namespaces of the process use more than their shared ``CacheBudget``.
 ///
-/// Reads and new listens see writes that are applied but not yet durable.
+/// **Order.** Operations take turns in the order they arrive (``TurnQueue``): one that finds its
+/// data resident runs at once, one that must load suspends while it loads and the later ones
+/// wait behind it. So writes are decided in submission order against everything decided before
+/// them, and a read sees every write submitted before it.
+///
+/// **Writes.** A write is validated, its server values resolved against the current data and
+/// the server clock, judged by the rules, and applied to the resident data at once (later
+/// operations see it). Its acknowledgement and the updates it causes for listeners wait until
+/// its group of writes is durable: while one group is being synced, new writes gather into the
+/// next (group commit). If a sync fails, that group and every write after it fail, and the
+/// resident data is loaded again from the store.
 public actor NamespaceDatabase {
     /// The namespace's name.
     public nonisolated let name: String
     let store: any ServerStore
     let clock: @Sendable () -> Int64
-    /// Where commits and rule denials are counted (the server's metrics), if anywhere.
-    private let metrics: (any NamespaceMetrics)?
-    var root: Node
+    /// Where commits, rule denials and cache use are counted (the server's metrics), if anywhere.
+    let metrics: (any NamespaceMetrics)?
+    /// The parts of the namespace in memory.
+    var resident: ResidentTree
+    /// The budget this namespace shares with the process's others.
+    let budget: CacheBudget
+    /// The resident data in place (only resident paths may be read from it).
+    var root: Node { resident.data }
+    /// The operations taking turns at the data.
+    var turns = TurnQueue()
+    /// Whether writes were undone since the data was last loaded: the next turn loads the held
+    /// data again before anything else.
+    var mustReload = false
+    /// The version given to the last decided write (embedded stores number their commits so).
+    var lastVersion: UInt64 = 0
+    /// The held bytes last counted (counting walks the entries: done when holds change).
+    var lastHeldBytes = 0
+    /// Lookups answered from memory and from the store, not yet reported to ``metrics``.
+    var lookups = (hits: 0, misses: 0)
     /// Writes applied in memory and not yet durable, grouped for the store.
     var pipeline: CommitPipeline
-    /// The tree as the last successful commit left it.
-    var durableRoot: Node { pipeline.durableRoot }
     /// Every listen, with who holds it.
-    private var listens = ListenRegistry()
-    private var isClosed = false
+    var listens = ListenRegistry()
+    var isClosed = false
     private var pushIDs = PushIDGenerator()
     /// The security rules every non-admin request is judged by.
     var rules: RuleSet
@@ -47,7 +71,7 @@ public actor NamespaceDatabase {
     /// but administrators until new rules are installed).
     public nonisolated let rulesProblemAtOpen: RulesError?
 
-    /// Opens the namespace over `store`, loading its tree.
+    /// Opens the namespace over `store`; no data is read until an operation needs it.
     ///
     /// - Parameters:
     ///   - clock: the server time in milliseconds since the Unix epoch.
@@ -63,20 +87,17 @@ public actor NamespaceDatabase {
         try await open(name: name, store: store, clock: clock, defaultRules: defaultRules, writerRetention: writerRetention, metrics: nil)
     }
 
-    /// Opens a namespace that counts its commits and rule denials in `metrics`.
+    /// Opens a namespace that counts its commits and rule denials in `metrics` and keeps its
+    /// resident data within its share of `budget` (a budget of its own when `nil`).
     package static func open(name: String, store: any ServerStore, clock: @escaping @Sendable () -> Int64 = NamespaceDatabase.systemClock,
                              defaultRules: String? = nil, writerRetention: Duration = NamespaceDatabase.defaultWriterRetention,
-                             metrics: (any NamespaceMetrics)?) async throws -> NamespaceDatabase {
+                             metrics: (any NamespaceMetrics)?, budget: CacheBudget? = nil) async throws -> NamespaceDatabase {
         var ledger = WriterLedger(retention: writerRetention.components.seconds * 1000)
         ledger.reload(try await store.settings(withPrefix: WriterLedger.settingPrefix))
         let shared = store as? any SharedServerStore
-        let root: Node
-        let sequence: UInt64
-        if let shared {
-            (root, sequence) = try await shared.loadWithSequence()
-        } else {
-            (root, sequence) = (try await store.load(), 0)
-        }
+        // The version the store is at (the change log's place for a shared store), read where no
+        // data is ever stored.
+        let sequence = try await store.read(at: NamespaceDatabase.versionProbe, limit: 1024).version
         var rules: RuleSet
         var problem: RulesError?
         var rulesText = try await store.setting(named: "rules").map { String(decoding: $0, as: UTF8.self) }
@@ -95,14 +116,14 @@ public actor NamespaceDatabase {
             rules = .everywhere(read: true, write: true)
         }
         let database = NamespaceDatabase(
-            name: name, store: store, shared: shared, clock: clock, metrics: metrics, root: root, sequence: sequence,
-            ledger: ledger, rules: rules, rulesText: rulesText, rulesProblem: problem)
+            name: name, store: store, shared: shared, clock: clock, metrics: metrics, budget: budget ?? CacheBudget(metrics: metrics),
+            sequence: sequence, ledger: ledger, rules: rules, rulesText: rulesText, rulesProblem: problem)
         await database.followOtherNodes()
         return database
     }
 
     private init(name: String, store: any ServerStore, shared: (any SharedServerStore)?, clock: @escaping @Sendable () -> Int64,
-                 metrics: (any NamespaceMetrics)?, root: Node, sequence: UInt64, ledger: WriterLedger, rules: RuleSet,
+                 metrics: (any NamespaceMetrics)?, budget: CacheBudget, sequence: UInt64, ledger: WriterLedger, rules: RuleSet,
                  rulesText: String?, rulesProblem: RulesError?) {
         self.metrics = metrics
         self.name = name
@@ -110,14 +131,20 @@ public actor NamespaceDatabase {
         self.shared = shared
         self.clock = clock
         self.ledger = ledger
+        self.budget = budget
+        resident = ResidentTree(budget: budget.limit)
         ledgerRemovals = self.ledger.sweep(now: clock(), force: true)
-        self.root = root
-        pipeline = CommitPipeline(durableRoot: root)
+        lastVersion = sequence
+        pipeline = CommitPipeline(durableVersion: sequence)
         follower = SharedLogFollower(at: sequence)
         self.rules = rules
         storedRulesText = rulesText
         rulesProblemAtOpen = rulesProblem
     }
+
+    /// A path no data is ever stored at (`.info` is each client's own): reading it costs nothing
+    /// and tells the version the store is at.
+    static let versionProbe = TreePath(keys: [.info])
 
     /// For a shared namespace: catches up whenever another node may have committed.
     private func followOtherNodes() {
@@ -136,350 +163,12 @@ public actor NamespaceDatabase {
     /// The server's current time in milliseconds.
     public nonisolated func now() -> Int64 { clock() }
 
-    // MARK: - Reads and listens
-
-    /// The data at `path`, filtered by `params`.
-    ///
-    /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it.
-    public func read(_ path: TreePath, params: QueryParams = .default, as caller: Caller) throws(ServerError) -> Node {
-        try authorizeRead(path, params: params, as: caller)
-        return params.filtered(root.child(at: path))
-    }
-
-    /// Throws `permissionDenied` unless `caller` may read `path` with `params`.
-    public func authorizeRead(_ path: TreePath, params: QueryParams, as caller: Caller) throws(ServerError) {
-        guard mayRead(path, params: params, as: caller) else {
-            metrics?.denied("read")
-            throw ServerError(.permissionDenied, "Permission denied")
-        }
-    }
-
-    private func mayRead(_ path: TreePath, params: QueryParams, as caller: Caller) -> Bool {
-        guard case .user(let auth) = caller else { return true }
-        if path.firstKey == .info { return true }
-        return rules.canRead(path, root: root, auth: auth, now: Double(clock()), query: RuleQuery(params))
-    }
-
-    /// Starts a listen and sends its first update (the current data, filtered) to `subscriber`,
-    /// unless `knownHash` shows the subscriber already has exactly that data.
-    ///
-    /// - Returns: the current data the listen selects.
-    /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it;
-    ///   nothing is registered then.
-    @discardableResult
-    public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
-                       knownHash: String? = nil, as caller: Caller) throws(ServerError) -> Node {
-        try authorizeRead(path, params: params, as: caller)
-        let data = listens.add(subscriber, path: path, params: params, tag: tag, caller: caller) { [root] in root.child(at: $0) }
-        if let knownHash, !knownHash.isEmpty, knownHash == data.hash { return data }
-        subscriber.send(ListenUpdate(listenPath: path, tag: tag, path: path,
-                                     payload: EncodedPayload(.overwrite(data)), isInitial: true))
-        return data
-    }
-
-    /// Stops a listen; returns whether it existed.
-    @discardableResult
-    public func unlisten(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?) -> Bool {
-        listens.remove(subscriber, path: path, params: params, tag: tag)
-    }
-
-    /// The number of listens (for tests and statistics).
-    public var listenCount: Int { listens.count }
-
-    // MARK: - Writes
-
-    /// Applies a write and calls `completion` once it is durable (or refused, or failed).
-    /// Completions of durable writes come in the order the writes were submitted.
-    ///
-    /// A write `caller` may not make under the rules fails with `permissionDenied` and changes
-    /// nothing. A write with a `stamp` the namespace already applied is answered as committed
-    /// (with the data now at its path) and changes nothing; the answer still waits until the
-    /// writes before it are durable.
-    public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller,
-                       completion: @escaping @Sendable (WriteResult) -> Void) {
-        guard !isClosed else {
-            completion(.failed(ServerError(.unavailable, "The namespace \(name) is closing.")))
-            return
-        }
-        do {
-            try validate(operation)
-        } catch {
-            completion(.failed(error))
-            return
-        }
-        if shared != nil {
-            follower.enqueue(SharedPendingWrite(operation: operation, condition: condition, stamp: stamp, caller: caller, completion: completion))
-            startCommitting()
-            return
-        }
-        switch decide(operation, condition: condition, stamp: stamp, as: caller) {
-        case .refused(let result):
-            completion(result)
-        case .accepted(let decided, _):
-            pipeline.enqueue(CommitPipeline.PendingWrite(
-                deliveries: decided.deliveries, writes: decided.writes, settings: decided.settings, stamp: decided.stamp,
-                value: decided.value, completion: completion))
-            startCommitting()
-        }
-    }
-
-    /// A write decided against the tree in memory and applied to it.
-    struct DecidedWrite {
-        var deliveries: [Delivery]
-        /// What it wrote, server values resolved, in order.
-        var writes: [StoreWrite]
-        var changedPaths: [TreePath] { writes.map(\.path) }
-        /// Settings to commit with it (its client's ledger record).
-        var settings: [StoreSetting]
-        /// Its stamp when it was applied now (taken back from the ledger if its commit fails).
-        var stamp: WriteStamp?
-        /// The data at the write's path afterwards (what its acknowledgement reports).
-        var value: Node
-        var completion: (@Sendable (WriteResult) -> Void)?
-    }
-
-    enum Decision {
-        /// Not applied: the result to report (refused by the rules, invalid, stale).
-        case refused(WriteResult)
-        /// Applied to the tree in memory; `resolved` is the write with its server values resolved.
-        /// (`nil` for a repeated stamped write, which changes nothing).
-        case accepted(DecidedWrite, resolved: WriteOperation?)
-    }
-
-    /// Judges `operation` against the tree in memory (server values, rules, the compare-and-set
-    /// hash) and, when it may be made, applies it and computes the updates it causes. A write
-    /// whose stamp was applied before is accepted with no change (it is answered once the writes
-    /// before it are durable).
-    func decide(_ operation: WriteOperation, condition: WriteCondition?, stamp: WriteStamp? = nil, as caller: Caller) -> Decision {
-        let serverTime = clock()
-        let old = root
-        if let stamp, ledger.isDuplicate(stamp) {
-            let unchanged = DecidedWrite(deliveries: [], writes: [], settings: [], stamp: nil, value: root.child(at: operation.path), completion: nil)
-            return .accepted(unchanged, resolved: nil)
-        }
-        let resolved: ResolvedWrite
-        do {
-            resolved = try resolve(operation, on: old, serverTime: serverTime)
-        } catch {
-            return .refused(.failed(error))
-        }
-        // The rules before the hash: a stale answer would tell a caller who may not write what is there.
-        guard allows(resolved, before: old, as: caller, now: serverTime) else {
-            metrics?.denied("write")
-            return .refused(.failed(ServerError(.permissionDenied, "Permission denied")))
-        }
-        if case .hash(let expected)? = condition {
-            let current = old.child(at: operation.path)
-            if current.hash != expected { return .refused(.stale(current: current)) }
-        }
-        root = resolved.after
-        let resolvedOperation: WriteOperation
-        let deliveries: [Delivery]
-        let writes: [StoreWrite]
-        switch operation {
-        case .set(let path, _):
-            let node = root.child(at: path)
-            resolvedOperation = .set(path: path, node: node)
-            writes = [StoreWrite(path: path, node: node)]
-            deliveries = overwriteDeliveries(at: path, old: old)
-        case .update(let path, _):
-            resolvedOperation = .update(path: path, children: resolved.children)
-            writes = resolved.children.map { StoreWrite(path: path.appending($0.path), node: $0.node) }
-            deliveries = mergeDeliveries(at: path, children: resolved.children, old: old)
-        }
-        var settings = ledgerRemovals
-        ledgerRemovals = []
-        if let stamp {
-            settings.append(ledger.noteApplied(stamp, now: serverTime))
-            settings += ledger.sweep(now: serverTime)
-        }
-        let decided = DecidedWrite(deliveries: deliveries, writes: writes, settings: settings, stamp: stamp,
-                                   value: root.child(at: operation.path), completion: nil)
-        return .accepted(decided, resolved: resolvedOperation)
-    }
-
-    /// Applies a write another node committed (server values already resolved) and sends the
-    /// updates it causes at once.
-    func applyCommitted(_ operation: WriteOperation) {
-        let old = root
-        switch operation {
-        case .set(let path, let node):
-            root = root.updatingChild(at: path, to: node)
-            for delivery in overwriteDeliveries(at: path, old: old) { delivery.subscriber.send(delivery.update) }
-        case .update(let path, let children):
-            for child in children { root = root.updatingChild(at: path.appending(child.path), to: child.node) }
-            for delivery in mergeDeliveries(at: path, children: children, old: old) { delivery.subscriber.send(delivery.update) }
-        }
-    }
-
-    /// Replaces the whole tree (a node that fell behind a trimmed log reloads it) and tells every
-    /// listener.
-    func replaceTree(with tree: Node) {
-        let old = root
-        root = tree
-        for delivery in overwriteDeliveries(at: .root, old: old) { delivery.subscriber.send(delivery.update) }
-    }
-
-    /// Returns the tree to `base` after writes applied on top of it failed to commit, telling the
-    /// listens of the restored locations (their views moved with the failed writes).
-    func restore(to base: Node, changedPaths: [TreePath]) {
-        let current = root
-        root = base
-        var restored: [TreePath] = []
-        for path in changedPaths where !restored.contains(where: { $0.contains(path) }) {
-            restored.removeAll { path.contains($0) }
-            restored.append(path)
-        }
-        for path in restored {
-            for delivery in overwriteDeliveries(at: path, old: current) { delivery.subscriber.send(delivery.update) }
-        }
-    }
-
-    /// Applies a write and waits until it is durable (or refused, or failed).
-    public func write(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller) async -> WriteResult {
-        await withCheckedContinuation { continuation in
-            submit(operation, condition: condition, stamp: stamp, as: caller) { continuation.resume(returning: $0) }
-        }
-    }
-
-    /// A write with its server values resolved against the data it applies to.
-    private struct ResolvedWrite {
-        /// The whole tree after the write.
-        var after: Node
-        /// The locations it changes.
-        var changed: [TreePath]
-        /// For a merge, its children (paths relative to the merge) as resolved.
-        var children: [(path: TreePath, node: Node)]
-    }
-
-    /// Resolves `operation`'s server values against `base` at `serverTime` and applies it to `base`.
-    ///
-    /// - Throws: ``ServerError`` `invalidArgument` when a server value cannot resolve (an
-    ///   increment that would overflow).
-    private func resolve(_ operation: WriteOperation, on base: Node, serverTime: Int64) throws(ServerError) -> ResolvedWrite {
-        do {
-            switch operation {
-            case .set(let path, let node):
-                let resolved = try ServerValue.resolve(node, existing: base.child(at: path), serverTime: serverTime, at: path)
-                return ResolvedWrite(after: base.updatingChild(at: path, to: resolved), changed: [path], children: [])
-            case .update(let path, let children):
-                var write = ResolvedWrite(after: base, changed: [], children: [])
-                for child in children {
-                    let location = path.appending(child.path)
-                    let resolved = try ServerValue.resolve(child.node, existing: base.child(at: location), serverTime: serverTime, at: location)
-                    write.children.append((child.path, resolved))
-                    write.changed.append(location)
-                    write.after = write.after.updatingChild(at: location, to: resolved)
-                }
-                return write
-            }
-        } catch {
-            throw ServerError(.invalidArgument, error.message)
-        }
-    }
-
-    /// Whether the rules let `caller` make `write`, turning `before` into `write.after`.
-    private func allows(_ write: ResolvedWrite, before: Node, as caller: Caller, now: Int64) -> Bool {
-        guard case .user(let auth) = caller else { return true }
-        return rules.canWrite(write.changed, before: before, after: write.after, auth: auth, now: Double(now))
-    }
-
-    /// Whether the rules would let `caller` make `operation` now (without making it): the check
-    /// an onDisconnect write gets when it is registered.
-    public func mayWrite(_ operation: WriteOperation, as caller: Caller) -> Bool {
-        guard case .user = caller else { return true }
-        let serverTime = clock()
-        // A server value that cannot resolve against today's data (an increment that would
-        // overflow) is not a question for the rules; the write is judged again when it runs.
-        guard let write = try? resolve(operation, on: root, serverTime: serverTime) else { return true }
-        return allows(write, before: root, as: caller, now: serverTime)
-    }
-
     /// A new push id made with the server clock.
     public func nextPushID() -> String { pushIDs.next(milliseconds: clock()) }
 
-    private func validate(_ operation: WriteOperation) throws(ServerError) {
-        try NamespaceDatabase.check(operation)
-    }
-
-    /// Checks a write without applying it: the path may be written and the data is valid.
-    public static func check(_ operation: WriteOperation) throws(ServerError) {
-        if operation.path.firstKey == .info {
-            throw ServerError(.notAllowed, "\(operation.path.wireForm) is read-only: .info is kept by each client.")
-        }
-        do {
-            switch operation {
-            case .set(let path, let node):
-                try Validation.validateWrite(node, at: path)
-            case .update(let path, let children):
-                try Validation.validateUpdate(children, at: path)
-            }
-        } catch {
-            throw ServerError(.invalidArgument, error.message)
-        }
-    }
-
-    // MARK: - Listener updates
-
-    private func overwriteDeliveries(at path: TreePath, old: Node) -> [Delivery] {
-        listens.overwriteDeliveries(at: path, old: old, new: root)
-    }
-
-    private func mergeDeliveries(at path: TreePath, children: [(path: TreePath, node: Node)], old: Node) -> [Delivery] {
-        listens.mergeDeliveries(at: path, children: children, old: old, new: root)
-    }
-
-    // MARK: - Commit pipeline
-
-    func startCommitting() {
-        guard pipeline.beginRun(hasWork: pipeline.hasPending || follower.hasWork) else { return }
-        Task { await self.runCommits() }
-    }
-
-    private func runCommits() async {
-        if let shared { await runSharedCommits(shared) }
-        while pipeline.hasPending {
-            let group = pipeline.takeGroup()
-            // The tree now is the tree after the group's last write: only the group's writes have
-            // changed it since the last commit (a write refused changes nothing). Keeping each
-            // write's own tree instead held every intermediate tree of the group alive.
-            let groupRoot = root
-            let change = StoreChange(writes: group.flatMap(\.writes), settings: group.flatMap(\.settings))
-            let failure = change.writes.isEmpty && change.settings.isEmpty ? nil : await commitOffActor(change)
-            finish(group, root: groupRoot, failure: failure)
-        }
-        for waiter in pipeline.endRun() { waiter.resume() }
-    }
-
-    /// Commits `change` to the store (which does the work on its own thread); the error, if any.
-    private func commitOffActor(_ change: StoreChange) async -> (any Error)? {
-        do {
-            let start = ContinuousClock.now
-            try await store.commit(change)
-            metrics?.storeCommitted(in: start.duration(to: .now))
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    /// Ends a group whose writes made the tree `root`: durable, or undone with every write after it.
-    private func finish(_ group: [CommitPipeline.PendingWrite], root: Node, failure: (any Error)?) {
-        guard let failure else {
-            pipeline.committed(root)
-            for write in group {
-                for delivery in write.deliveries { delivery.subscriber.send(delivery.update) }
-                write.completion(.committed(value: write.value))
-            }
-            return
-        }
-        // The failed group and every write applied after it are undone.
-        let failed = pipeline.failed(group)
-        restore(to: durableRoot, changedPaths: failed.flatMap(\.changedPaths))
-        for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
-        let reason = (failure as? StorageError)?.summary ?? "the storage failed"
-        let error = ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
-        for write in failed { write.completion(.failed(error)) }
+    /// What this namespace keeps in memory now (for tests and statistics).
+    package var cacheUsage: CacheBudget.Usage {
+        CacheBudget.Usage(bytes: resident.bytes, heldBytes: resident.heldBytes, entries: resident.entryCount)
     }
 
     // MARK: - Settings and lifecycle
@@ -513,29 +202,9 @@ public actor NamespaceDatabase {
         } else {
             try await store.saveSetting(named: "rules", Array(text.utf8))
         }
-        adoptRules(compiled, source: text)
-    }
-
-    /// Puts `compiled` in force and revokes the listens it no longer allows.
-    func adoptRules(_ compiled: RuleSet, source: String) {
-        rules = compiled
-        storedRulesText = source
-        revokeListensNoLongerAllowed()
-    }
-
-    /// Judges `subscriber`'s listens again as `caller` (its connection authenticated anew, or its
-    /// token expired): the ones no longer allowed are revoked, the others kept under the new
-    /// identity.
-    public func reauthorize(_ subscriber: any DataSubscriber, as caller: Caller) {
-        let revoked = listens.reauthorize(subscriber, as: caller) { mayRead($0, params: $1, as: $2) }
-        for listen in revoked { listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag) }
-    }
-
-    /// Removes every user listen the rules no longer allow and tells its subscriber (a `c` push,
-    /// a `cancel` event).
-    private func revokeListensNoLongerAllowed() {
-        let revoked = listens.revokeNoLongerAllowed { mayRead($0, params: $1, as: $2) }
-        for listen in revoked { listen.subscriber.revoked(path: listen.path, params: listen.params, tag: listen.tag) }
+        await startTurn()
+        defer { endTurn() }
+        await adoptRules(compiled, source: text)
     }
 
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
@@ -544,6 +213,7 @@ public actor NamespaceDatabase {
         if pipeline.isRunning {
             await withCheckedContinuation { pipeline.waitUntilIdle($0) }
         }
+        budget.report(name, nil)
         try await store.close()
     }
 }

@@ -25,10 +25,13 @@ package actor NamespaceRegistry {
         package var writerRetention: Duration
         /// The clock for time stamps and timeouts.
         package var clock: ServerClock
+        /// The bytes every open namespace's resident data may take together (see ``CacheBudget``).
+        package var cacheBytes: Int
 
         /// Settings for a registry.
         package init(defaultNamespace: String, dataDirectory: String, maxOpenNamespaces: Int, rulesJSON: String?,
-                     writerRetention: Duration, clock: ServerClock) {
+                     writerRetention: Duration, clock: ServerClock, cacheBytes: Int = CacheBudget.defaultLimit) {
+            self.cacheBytes = cacheBytes
             self.defaultNamespace = defaultNamespace
             self.dataDirectory = dataDirectory
             self.maxOpenNamespaces = maxOpenNamespaces
@@ -56,10 +59,13 @@ package actor NamespaceRegistry {
     }
 
     private let metrics: (any NamespaceMetrics)?
+    /// The memory budget the open namespaces share.
+    private let budget: CacheBudget
 
     package init(configuration: Settings, stores: NamespaceStores, logger: Logger, warnings: LimitWarnings,
                  metrics: (any NamespaceMetrics)? = nil) {
         self.metrics = metrics
+        budget = CacheBudget(limit: configuration.cacheBytes, metrics: metrics)
         self.configuration = configuration
         self.stores = stores
         self.logger = logger
@@ -82,7 +88,7 @@ package actor NamespaceRegistry {
     /// Leases the database of namespace `name` (the default namespace when `nil` or empty),
     /// opening it on first use; give it back with ``release(_:)``.
     ///
-    /// Opening (the store, then the whole tree) runs off this actor and off the cooperative pool,
+    /// Opening (the store; no data) runs off this actor and off the cooperative pool,
     /// so requests for other namespaces go on while one loads; requests for the opening namespace
     /// wait for it.
     package func lease(for name: String?) async throws(ServerError) -> NamespaceDatabase {
@@ -97,14 +103,14 @@ package actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (stores, rules, logger, writerRetention, metrics, clock) = (
-                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics, configuration.clock)
+            let (stores, rules, logger, writerRetention, metrics, clock, budget) = (
+                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics, configuration.clock, self.budget)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
                 return try await NamespaceRegistry.open(
                     name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics,
-                    clock: clock, logger: logger)
+                    budget: budget, clock: clock, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -188,11 +194,11 @@ package actor NamespaceRegistry {
         if closing[name] == task { closing[name] = nil }
     }
 
-    /// Opens a namespace's store and loads its tree (the store does its blocking work on a thread
-    /// of its own).
+    /// Opens a namespace's store (the store does its blocking work on a thread of its own); no
+    /// data is read until a request needs it.
     private static func open(
         name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, metrics: (any NamespaceMetrics)?,
-        clock: ServerClock, logger: Logger
+        budget: CacheBudget, clock: ServerClock, logger: Logger
     ) async throws -> NamespaceDatabase {
         do {
             let store: any ServerStore
@@ -203,7 +209,8 @@ package actor NamespaceRegistry {
                 store = try await provider.openStore(namespace: name)
             }
             let database = try await NamespaceDatabase.open(
-                name: name, store: store, clock: clock.milliseconds, defaultRules: rules, writerRetention: writerRetention, metrics: metrics)
+                name: name, store: store, clock: clock.milliseconds, defaultRules: rules, writerRetention: writerRetention, metrics: metrics,
+                budget: budget)
             if let problem = database.rulesProblemAtOpen {
                 logger.error("the stored rules do not compile; the namespace denies everyone but administrators until new rules are installed",
                              metadata: ["namespace": "\(name)", "error": "\(problem)"])

@@ -8,4 +8,8 @@ package protocol NamespaceMetrics: Sendable {
     func storeCommitted(in duration: Duration)
     /// Counts a finished sweep for dead nodes' onDisconnect writes.
     func orphanSweepFinished()
+    /// Records what every open namespace keeps resident together.
+    func cacheUsage(_ total: CacheBudget.Usage)
+    /// Counts lookups of data: answered from memory (`hit`) or loaded from the store.
+    func cacheLookups(hits: Int, misses: Int)
 }
