@@ -52,10 +52,10 @@ struct ResidentNamespaceModelTests {
         var oracle = Node.empty
         var listens: [Listen] = []
 
-        for step in 0..<400 {
+        for step in 0..<600 {
             let path = Self.randomPath(&random)
             let caller = random.next() % 4 == 0 ? Caller.admin : Self.user
-            switch random.next() % 10 {
+            switch random.next() % 11 {
             case 0, 1, 2:
                 let node = Self.randomValue(&random)
                 let (a, b) = await (subject.database.write(.set(path: path, node: node), as: caller),
@@ -106,6 +106,26 @@ struct ResidentNamespaceModelTests {
                 }
                 #expect(a == b, "step \(step): listen \(path)")
                 if !a.hasPrefix("error") { listens.append(Listen(path: path, params: params, index: index)) }
+            case 9:
+                // Writes submitted one after another without waiting, then a read: it loads from
+                // the store while their commits are in flight, and must see all of them.
+                let operations = (0..<3).map { _ in WriteOperation.set(path: Self.randomPath(&random), node: Self.randomValue(&random)) }
+                let (a, b) = (Completions(), Completions())
+                for operation in operations {
+                    await subject.database.submit(operation, as: .admin) { a.add($0) }
+                    await model.database.submit(operation, as: .admin) { b.add($0) }
+                }
+                let readA = await Self.outcome { try await subject.database.read(path, as: .admin) }
+                let readB = await Self.outcome { try await model.database.read(path, as: .admin) }
+                let (resultsA, resultsB) = await (a.wait(for: 3), b.wait(for: 3))
+                #expect(resultsA.map(Self.describe) == resultsB.map(Self.describe), "step \(step)")
+                for (operation, result) in zip(operations, resultsA) {
+                    if case .committed = result, case .set(let location, let node) = operation {
+                        oracle = oracle.updatingChild(at: location, to: Self.resolved(node, existing: oracle.child(at: location)))
+                    }
+                }
+                #expect(readA == readB, "step \(step): read \(path) behind writes in flight")
+                #expect(readA == Self.describe(oracle.child(at: path)), "step \(step): read \(path) behind writes in flight")
             default:
                 guard !listens.isEmpty else { continue }
                 let listen = listens.remove(at: Int(random.next() % UInt64(listens.count)))
@@ -113,7 +133,7 @@ struct ResidentNamespaceModelTests {
                 let b = await model.database.unlisten(model.subscribers[listen.index], path: listen.path, params: listen.params, tag: listen.index)
                 #expect(a && b)
             }
-            if step % 100 == 99 {
+            if step % 150 == 149 {
                 // A restart of the subject: its listens end, and it opens with nothing in memory.
                 try await subject.database.close()
                 for listen in listens {
@@ -238,6 +258,32 @@ struct ResidentNamespaceModelTests {
 
     private static func describe(_ update: ListenUpdate) -> String {
         "\(update.listenPath) \(update.tag.map(String.init) ?? "-") \(update.path) \(update.isInitial) \(update.payload.exportForm)"
+    }
+}
+
+/// Write results as they arrive, and a wait for a number of them.
+private final class Completions: Sendable {
+    private let state = Mutex<(results: [WriteResult], waiter: (count: Int, continuation: CheckedContinuation<[WriteResult], Never>)?)>(([], nil))
+
+    func add(_ result: WriteResult) {
+        let ready = state.withLock { state -> (CheckedContinuation<[WriteResult], Never>, [WriteResult])? in
+            state.results.append(result)
+            guard let waiter = state.waiter, state.results.count >= waiter.count else { return nil }
+            state.waiter = nil
+            return (waiter.continuation, state.results)
+        }
+        if let (continuation, results) = ready { continuation.resume(returning: results) }
+    }
+
+    func wait(for count: Int) async -> [WriteResult] {
+        await withCheckedContinuation { continuation in
+            let results = state.withLock { state -> [WriteResult]? in
+                if state.results.count >= count { return state.results }
+                state.waiter = (count, continuation)
+                return nil
+            }
+            if let results { continuation.resume(returning: results) }
+        }
     }
 }
 
