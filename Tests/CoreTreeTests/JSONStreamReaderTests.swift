@@ -29,9 +29,12 @@ struct JSONStreamReaderTests {
     }
 
     @Test("random trees in every format give the whole parser's tree", arguments: [11, 12, 13, 14] as [UInt64])
-    func randomTrees(seed: UInt64) throws {
+    func randomTrees(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         for _ in 0..<200 {
+            // Hands the pool thread back each round: CPU-bound tests that never suspend stall the
+            // whole parallel suite on a two-thread pool (clients waiting on real-time backoffs time out).
+            await Task.yield()
             let node = Gen.node(depth: Int.random(in: 0...5, using: &random), maxWidth: 7, validKeys: true, using: &random)
             let format = random.pick([JSONFormat.export, [.export, .prettyPrinted], .plain, [.priorities, .arrays]])
             let bytes = node.jsonBytes(format: format)
@@ -53,9 +56,10 @@ struct JSONStreamReaderTests {
     }
 
     @Test("shuffled members, duplicates, nulls, .value forms and white space give the whole parser's tree", arguments: [21, 22, 23, 24, 25] as [UInt64])
-    func messyDocuments(seed: UInt64) throws {
+    func messyDocuments(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         for _ in 0..<200 {
+            await Task.yield()
             let node = Gen.node(depth: Int.random(in: 0...4, using: &random), maxWidth: 6, validKeys: true, using: &random)
             let text = MessyJSON.write(node, using: &random)
             let bytes = Array(text.utf8)
@@ -175,9 +179,10 @@ struct JSONStreamReaderTests {
     }
 
     @Test("damaged documents never crash the reader, and are refused whenever the whole parser refuses them", arguments: [31, 32, 33] as [UInt64])
-    func garbage(seed: UInt64) throws {
+    func garbage(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         for round in 0..<400 {
+            await Task.yield()
             var bytes: [UInt8]
             if round % 10 == 0 {
                 bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in

@@ -26,8 +26,11 @@ struct ResidentTreeTests {
     }
 
     @Test("3,000 random steps under a 600-byte budget: resident data always equals the model's, held paths stay resident")
-    func againstTheModel() throws {
+    func againstTheModel() async throws {
         for seed in UInt64(1)...6 {
+            // Hands its pool thread back between seeds: CPU-bound tests that never suspend stall the
+            // whole parallel suite on a two-thread pool.
+            await Task.yield()
             var random = SplitMix64(seed: seed)
             var model = Node.empty
             var versions: [Node] = [model]
@@ -36,6 +39,7 @@ struct ResidentTreeTests {
             // Loads under way: the path and the version of the data the store returned.
             var loads: [(path: TreePath, version: Int)] = []
             for step in 0..<3000 {
+                if step % 100 == 0 { await Task.yield() }
                 switch random.next() % 10 {
                 case 0...3:
                     let write = StoreWrite(path: Self.randomPath(&random), node: Self.randomNode(&random))
