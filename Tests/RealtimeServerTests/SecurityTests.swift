@@ -28,6 +28,13 @@ struct SecurityTests {
         TestTokens.token(subject: subject, expiresIn: expiresIn, claims: ["iss": issuer, "aud": audience], secret: secret, algorithm: algorithm)
     }
 
+    /// A token of raw JSON claims signed with the test secret (for numbers JSONSerialization
+    /// cannot write).
+    static func rawToken(_ claims: String) -> String {
+        let input = "\(TestTokens.base64URL(Data(#"{"alg":"HS256","typ":"JWT"}"#.utf8))).\(TestTokens.base64URL(Data(claims.utf8)))"
+        return "\(input).\(TestTokens.base64URL(TestTokens.hmac(TestTokens.secret)(Data(input.utf8))))"
+    }
+
     /// Every credential that must not act as alice, by name.
     static var badCredentials: [(String, String?)] {
         [
@@ -38,6 +45,11 @@ struct SecurityTests {
             ("a token for another audience", token("alice", audience: "someone-else")),
             ("a token from another issuer", token("alice", issuer: "https://evil.example")),
             ("alg none", token("alice", algorithm: "none")),
+            ("an HS512 header over an HS256 signature", token("alice", algorithm: "HS512")),
+            ("an RS256 header over an HS256 signature", token("alice", algorithm: "RS256")),
+            ("sub mallory with uid alice", TestTokens.token(subject: "mallory", claims: ["iss": issuer, "aud": audience, "uid": "alice"])),
+            ("an exp of 1e300", rawToken(#"{"sub":"alice","iss":"\#(issuer)","aud":"\#(audience)","exp":1e300}"#)),
+            ("an exp of -1", token("alice", expiresIn: -Date().timeIntervalSince1970 - 1)),
         ]
     }
 
@@ -157,7 +169,40 @@ struct SecurityTests {
             #expect(try await http("GET", "\(base)/users/alice.json?ns=j&auth=\(try provider.token(algorithm, claims: otherAudience))").status == 401)
         }
         #expect(try await http("GET", "\(base)/users/alice/x.json?ns=j&auth=\(try provider.token("ES256", claims: claims))").body == "null")
+        // The provider vouches for sub; a uid claim beside it does not make mallory alice.
+        var mallory = claims
+        (mallory["sub"], mallory["uid"], mallory["user_id"]) = ("mallory", "alice", "alice")
+        let malloryToken = try provider.token("RS256", claims: mallory)
+        #expect(try await http("PUT", "\(base)/users/alice/x.json?ns=j&auth=\(malloryToken)", body: "1").status == 401)
+        #expect(try await http("PUT", "\(base)/users/mallory/x.json?ns=j&auth=\(malloryToken)", body: "1").status == 200)
         await server.stop()
+    }
+
+    @Test("hostile tokens on the WebSocket and REST: a refusal that says why, and the server stays up")
+    func hostileTokens() async throws {
+        let server = try await Self.launch()
+        defer { Task { await server.shutDown() } }
+        let base = "http://127.0.0.1:\(server.port)"
+        let cases: [(name: String, token: String, says: String)] = [
+            ("an exp of 1e300", Self.rawToken(#"{"sub":"alice","iss":"\#(Self.issuer)","aud":"\#(Self.audience)","exp":1e300}"#), "exp"),
+            ("an iat of 1e20", Self.rawToken(#"{"sub":"alice","iss":"\#(Self.issuer)","aud":"\#(Self.audience)","iat":1e20}"#), "iat"),
+            ("a 64 KiB token", String(repeating: "a", count: 64 * 1024), "bytes"),
+            ("a header that is not JSON", "bm90IGpzb24.e30.", "header"),
+            ("an HS512 header", Self.token("alice", algorithm: "HS512"), "HS512"),
+        ]
+        for (name, token, says) in cases {
+            let client = WireClient(port: server.port, namespace: "s")
+            let reply = try await client.request("auth", #"{"cred":"\#(token)"}"#)
+            #expect(reply["s"] as? String == "invalid_token", "\(name): \(reply)")
+            #expect((reply["d"] as? String)?.contains(says) == true, "\(name): \(reply)")
+            #expect(try await client.request("p", #"{"p":"/users/alice/n","d":1}"#)["s"] as? String == "permission_denied", "\(name)")
+            await client.close()
+            if token.utf8.count < 8 * 1024 {
+                let rest = try await http("GET", "\(base)/users/alice.json?ns=s", headers: ["Authorization": "Bearer \(token)"])
+                #expect(rest.status == 401 && rest.body.contains(says), "\(name): \(rest.status) \(rest.body)")
+            }
+        }
+        #expect(try await http("PUT", "\(base)/users/alice/n.json?ns=s&auth=\(Self.token("alice"))", body: "2").status == 200, "the server is up")
     }
 
     @Test("random rule documents and expressions never crash the server's parser")

@@ -51,7 +51,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
     @Option(help: "A file holding the secret that signs HS256 user tokens; the secret itself is an administrator credential.")
     var authSecretFile: String?
 
-    @Option(help: "A JWKS document (RS256, ES256 keys picked by kid) whose keys sign user tokens.")
+    @Option(help: "A JWKS document whose keys sign user tokens; a token names its key by kid and must use that key's alg (RS256, ES256, ...).")
     var authJwks: String?
 
     @Option(help: "The issuer (iss) user tokens must name.")

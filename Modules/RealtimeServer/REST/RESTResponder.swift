@@ -302,7 +302,13 @@ struct RESTResponder: HTTPResponder {
     /// as; `null` for unauthenticated).
     private static func caller(_ credential: String?, query: [String: String], verifier: TokenVerifier) async throws -> Caller {
         guard let credential else { return .anonymous }
-        switch await verifier.verify(credential) {
+        let verified: Credential
+        do throws(TokenError) {
+            verified = try await verifier.verify(credential)
+        } catch {
+            throw ServerError(.permissionDenied, error.message, underlying: error)
+        }
+        switch verified {
         case .admin:
             guard let override = query["auth_variable_override"] else { return .admin }
             do {
@@ -313,8 +319,6 @@ struct RESTResponder: HTTPResponder {
             }
         case .user(let auth, _):
             return .user(auth: auth)
-        case .invalid(let reason), .expired(let reason):
-            throw ServerError(.permissionDenied, reason)
         }
     }
 

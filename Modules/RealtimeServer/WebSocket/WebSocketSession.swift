@@ -239,7 +239,15 @@ struct WebSocketSession {
                 outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
             }
         case .auth(let credential, let authVariable, _):
-            switch await verifier.verify(credential) {
+            let verified: Credential
+            do throws(TokenError) {
+                verified = try await verifier.verify(credential)
+            } catch {
+                await authenticate(as: .anonymous, expires: nil)
+                outbox.enqueue(ServerMessage.reply(number, status: error.wireStatus, message: error.message))
+                return
+            }
+            switch verified {
             case .admin:
                 if let authVariable {
                     // An administrator acting as a user (`authvar`), or as nobody (`noauth`).
@@ -254,12 +262,6 @@ struct WebSocketSession {
                 var reply = "{\"auth\":\(auth.child(at: "token").jsonString())"
                 if let expires { reply += ",\"expires\":\(Int64(expires.timeIntervalSince1970))" }
                 outbox.enqueue(ServerMessage.reply(number, status: .ok, dataJSON: reply + "}"))
-            case .invalid(let reason):
-                await authenticate(as: .anonymous, expires: nil)
-                outbox.enqueue(ServerMessage.reply(number, status: .invalidToken, message: reason))
-            case .expired(let reason):
-                await authenticate(as: .anonymous, expires: nil)
-                outbox.enqueue(ServerMessage.reply(number, status: .expiredToken, message: reason))
             }
         case .unauth:
             await authenticate(as: .anonymous, expires: nil)
