@@ -5,7 +5,8 @@
 #   start_test_postgres    a private PostgreSQL (exports RTDB_TEST_POSTGRES_*) unless the caller
 #                          gave RTDB_TEST_POSTGRES_URL; a new one each time it is called
 #   SWIFT_TEST_ENGINE      the engine suites                 } a whole run: these three,
-#   SWIFT_TEST_NETWORK     the suites that use sockets       } in this order
+#   SWIFT_TEST_NETWORK     the suites that use sockets       } in this order (with
+#   SWIFT_TEST_PROCESSES   the import processes              }  PostgreSQL's)
 #   SWIFT_TEST_POSTGRES    the PostgreSQL suite on its own   }
 #   SWIFT_TEST             `swift test` as both run it; add the caller's arguments for a filtered run
 # Each command runs `swift test --skip-build`: build first (swift build --build-tests).
@@ -28,7 +29,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 SWIFT_TEST=(swift test --skip-build)
 NETWORK_SUITES="RealtimeServerTests|RealtimeDatabaseTests|SyncClientTests|PresenceTests"
 SWIFT_TEST_ENGINE=("${SWIFT_TEST[@]}" --skip "PostgresServerStoreTests|$NETWORK_SUITES")
-SWIFT_TEST_NETWORK=("${SWIFT_TEST[@]}" --filter "$NETWORK_SUITES")
+# The import-process suite (real rtdb-server imports killed with SIGKILL, minutes of CPU in child
+# processes) runs after them on its own, for the same reason.
+SWIFT_TEST_NETWORK=("${SWIFT_TEST[@]}" --filter "$NETWORK_SUITES" --skip ImportProcessTests)
+SWIFT_TEST_PROCESSES=("${SWIFT_TEST[@]}" --filter ImportProcessTests)
 # The PostgreSQL suite runs on its own after the rest: it drives several server processes,
 # PostgreSQL and 15 clients at once, and on 2 cores that load beside the in-process servers of the
 # other suites starved their 10 s reply timeouts.
