@@ -173,7 +173,12 @@ extension NamespaceDatabase {
             lastVersion += 1
             version = lastVersion
         }
-        for write in writes { resident.apply(write, version: version) }
+        for write in writes {
+            resident.apply(write, version: version)
+            // A write is the whole data at its path: recently written data stays in memory (least
+            // recently used first out), as recently read data does.
+            if !resident.isResident(write.path) { resident.insert(StoredData(node: write.node, version: version), at: write.path) }
+        }
         let resolvedOperation: WriteOperation
         let deliveries: [Delivery]
         switch operation {
