@@ -148,6 +148,19 @@ package struct ResidentTree: Sendable {
         for index in history.indices where history[index].version == pending { history[index].version = version }
     }
 
+    /// Goes back to the data, entries and kept writes of `snapshot` (taken before writes that
+    /// then failed to commit), keeping today's holds.
+    ///
+    /// - Returns: the held paths not resident afterwards (held since the snapshot was taken);
+    ///   they must be loaded again.
+    package mutating func restore(from snapshot: ResidentTree) -> [TreePath] {
+        data = snapshot.data
+        entries = snapshot.entries
+        history = snapshot.history
+        bytes = snapshot.bytes
+        return holds.keys.filter { !isResident($0) }
+    }
+
     /// Forgets every entry and every kept write (after writes were undone, the store alone knows
     /// the data); holds stay, so the held paths can be loaded again.
     package mutating func dropAll() {

@@ -45,6 +45,7 @@ extension NamespaceDatabase {
                 let reached = try await shared.commitExclusively(after: follower.sequence) { missed in
                     try await self.decideUnderLock(group, missed: missed, from: shared, taken: decisions)
                 }
+                beforeSharedCommit = nil
                 follower.reached(reached)
                 // A load whose answer includes this commit no longer replays its writes.
                 resident.settleHistory(pending: Self.pendingVersion, at: reached)
@@ -59,8 +60,9 @@ extension NamespaceDatabase {
                     underlying: error)
                 if decisions.taken {
                     let failed = follower.takeDecided()
-                    // The decided writes are in memory only: the store's data replaces them.
-                    scheduleReload()
+                    // The decided writes are in memory only: back to the data before them, and
+                    // the listens of the locations they changed are told.
+                    undoSharedDecisions(failed)
                     for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
                     for write in failed { write.completion?(.failed(failure)) }
                 } else {
@@ -79,6 +81,7 @@ extension NamespaceDatabase {
         await startTurn()
         defer { endTurn() }
         try await catchUpNow(with: missed, from: shared)
+        beforeSharedCommit = resident
         taken.taken = true
         var writes: [WriteOperation] = []
         var storeWrites: [StoreWrite] = []
@@ -97,6 +100,23 @@ extension NamespaceDatabase {
         }
         guard !writes.isEmpty || !settings.isEmpty else { return nil }
         return SharedCommit(change: writes.isEmpty ? nil : StoreChange(writes: storeWrites), writes: writes, settings: settings)
+    }
+
+    /// Takes back writes decided for a shared commit that failed: the resident data goes back to
+    /// what it was before them (no store read: PostgreSQL may be down), and their locations'
+    /// listens get the data again. Held locations not resident then are loaded again.
+    private func undoSharedDecisions(_ failed: [DecidedWrite]) {
+        guard let snapshot = beforeSharedCommit else {
+            scheduleReload()
+            return
+        }
+        beforeSharedCommit = nil
+        let current = root
+        let missing = resident.restore(from: snapshot)
+        for path in Self.outermost(failed.flatMap(\.changedPaths)) {
+            for delivery in listens.overwriteDeliveries(at: path, old: current, new: root) { delivery.subscriber.send(delivery.update) }
+        }
+        if !missing.isEmpty { scheduleReload() }
     }
 
     /// Applies committed entries, during a turn (`nil`: the log no longer reaches back to this

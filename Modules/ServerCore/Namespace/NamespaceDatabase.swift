@@ -43,6 +43,9 @@ public actor NamespaceDatabase {
     /// Whether writes were undone since the data was last loaded: the next turn loads the held
     /// data again before anything else.
     var mustReload = false
+    /// For a shared namespace: the resident data before the writes of the commit in flight were
+    /// decided, to go back to when it fails (PostgreSQL may be unreachable then: no store read).
+    var beforeSharedCommit: ResidentTree?
     /// The version given to the last decided write (embedded stores number their commits so).
     var lastVersion: UInt64 = 0
     /// The held bytes last counted (counting walks the entries: done when holds change).
