@@ -353,6 +353,8 @@ let package = Package(
             dependencies: [
                 "ServerCore", "CoreTree",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: module("PostgresServerStore")

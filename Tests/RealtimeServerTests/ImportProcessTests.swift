@@ -70,7 +70,7 @@ struct ImportProcessTests {
           arguments: [("sqlite", true), ("lmdb", true), ("leveldb", false)])
     func killedImports(backend: String, exchange: Bool) async throws {
         let directory = NSTemporaryDirectory() + "rtdb-import-kill-\(backend)-\(UUID().uuidString)"
-        let files = try await Self.documents(megabytes: 4)
+        let files = try await Self.documents(megabytes: 2)
         defer {
             try? FileManager.default.removeItem(atPath: directory)
             for file in files { try? FileManager.default.removeItem(atPath: file) }

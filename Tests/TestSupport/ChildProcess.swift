@@ -20,14 +20,16 @@ public final class ChildProcess: @unchecked Sendable {
     private var buffer = Data()
     private var outputEnded = false
 
-    /// Starts `executable` with `arguments`; standard error is discarded unless `showErrors`.
-    public init(executable: URL, arguments: [String], environment: [String: String]? = nil, showErrors: Bool = false) throws {
+    /// Starts `executable` with `arguments`; standard error is discarded unless `showErrors`
+    /// (passed to the test's own) or `collectErrors` (collected with standard output).
+    public init(executable: URL, arguments: [String], environment: [String: String]? = nil, showErrors: Bool = false,
+                collectErrors: Bool = false) throws {
         process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = showErrors ? FileHandle.standardError : FileHandle.nullDevice
+        process.standardError = collectErrors ? output : showErrors ? FileHandle.standardError : FileHandle.nullDevice
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             // At end of file, stop watching the descriptor: a handler still armed when the
@@ -59,6 +61,14 @@ public final class ChildProcess: @unchecked Sendable {
         guard seen, output.contains(text) else {
             throw SupportFailure("\(process.executableURL?.lastPathComponent ?? "child") never printed \"\(text)\"; it printed: \(output.suffix(2000))")
         }
+    }
+
+    /// Waits for the process to end by itself.
+    ///
+    /// - Returns: the exit status when the process exited normally (not killed by a signal).
+    @discardableResult
+    public func waitForExit() async -> Int32? {
+        await stop(signal: 0)  // signal 0 sends nothing
     }
 
     /// Sends `signal` and waits for the process to end.

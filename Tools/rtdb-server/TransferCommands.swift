@@ -3,10 +3,12 @@ import ArgumentParser
 import CMallocInfo
 #endif
 import Foundation
+import Logging
 import Persistence
 import PersistenceLevelDB
 import PersistenceLMDB
 import PersistenceSQLite
+import PostgresServerStore
 import ServerCore
 import Synchronization
 
@@ -47,12 +49,21 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The JSON file to import.")
     var file: String
 
+    @Option(name: .customLong("postgres-url"), help: ArgumentHelp(
+        "Import into the namespace in this PostgreSQL database (postgres://user:password@host:5432/db) instead of the data directory: one transaction, while the nodes keep serving.",
+        valueName: "url"))
+    var postgresURL: String?
+
     @Option(help: .hidden) var subtreeBytes: Int?
     @Option(help: .hidden) var batchBytes: Int?
     @Flag(help: ArgumentHelp("Switch the store in by moving the old one aside first, even where directories can be exchanged.", visibility: .hidden))
     var noExchange = false
 
     func run() async throws {
+        if let postgresURL {
+            try await importIntoPostgres(postgresURL)
+            return
+        }
         ImportCommand.tuneAllocators()
         var options = NamespaceImport.Options(namespace: location.namespace, dataDirectory: location.dataDir, backend: try location.storageBackend())
         if let subtreeBytes { options.subtreeBytes = subtreeBytes }
@@ -74,6 +85,30 @@ struct ImportCommand: AsyncParsableCommand {
 }
 
 extension ImportCommand {
+    /// Imports into PostgreSQL (``PostgresServerStore/PostgresImport``).
+    private func importIntoPostgres(_ url: String) async throws {
+        guard NamespaceRegistry.isValidName(location.namespace) else {
+            throw CommandFailure(description: "Invalid namespace \"\(location.namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
+        }
+        var logger = Logger(label: "rtdb-server.import")
+        logger.logLevel = .error
+        let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        let meter = ProgressMeter(total: total)
+        let report: PostgresImport.Report
+        do {
+            report = try await PostgresImport.run(
+                file: file, namespace: location.namespace, url: url, logger: logger,
+                serverTime: Int64(Date().timeIntervalSince1970 * 1000), batchBytes: batchBytes ?? 8 << 20) { meter.show($0) }
+        } catch let error as PostgresStoreError {
+            meter.end()
+            throw CommandFailure(description: error.code == .invalidInput ? error.message : error.description)
+        }
+        meter.end()
+        print(String(
+            format: "imported %.1f MB (%@ rows) into namespace %@ (PostgreSQL) in %.2f s: %.1f MB/s; the nodes serving it reload what they hold",
+            Double(report.bytes) / 1e6, grouped(report.rows), location.namespace, report.seconds, report.megabytesPerSecond))
+    }
+
     /// Settings for a process that only imports (they are process-wide, so the command, not the
     /// library, makes them), each measured on 200 MB of gen-chat-data:
     /// - glibc without fast bins: an import allocates and frees tens of millions of small blocks

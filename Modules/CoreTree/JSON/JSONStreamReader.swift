@@ -61,6 +61,8 @@ public struct JSONStreamReader: Sendable {
     private var framesWithProblems = 0
     /// Whether the value ``parseValue(nesting:)`` read last held a `.sv` member.
     private var parsedServerValue = false
+    /// Whether the document is an update: an object whose member names are paths.
+    private let isUpdate: Bool
 
     private enum Phase { case beforeRoot, inRoot, afterRoot }
 
@@ -71,8 +73,27 @@ public struct JSONStreamReader: Sendable {
     ///   - maxValueBytes: the largest single string, number, member name, `.value` or `.priority`
     ///     member accepted; at least `subtreeBytes`.
     public init(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes) {
+        self.init(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: false)
+    }
+
+    /// A reader of an update (a REST PATCH body, a multi-path update): a JSON object whose member
+    /// names are slash-separated paths and whose values are the data to put there, `null` to
+    /// remove.
+    ///
+    /// Every member comes out under a path of one key, the member's name as written (slashes
+    /// included): first an item holding its whole value (empty for `null`), or, for a value
+    /// larger than `subtreeBytes`, an empty item followed by the value's pieces below that key.
+    /// Member names are checked as paths (``TreePath/init(validating:)``), not as keys, and
+    /// `.priority`, `.value` and `.sv` are ordinary names at the top. A document that is not an
+    /// object is refused.
+    public static func update(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes) -> JSONStreamReader {
+        JSONStreamReader(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: true)
+    }
+
+    private init(subtreeBytes: Int, maxValueBytes: Int, isUpdate: Bool) {
         self.subtreeBytes = max(1, subtreeBytes)
         self.maxValueBytes = max(self.subtreeBytes, maxValueBytes)
+        self.isUpdate = isUpdate
     }
 
     /// Bytes of the document handed over so far.
@@ -137,6 +158,15 @@ public struct JSONStreamReader: Sendable {
                     return
                 }
                 let start = offset
+                if isUpdate {
+                    guard buffer[position] == UInt8(ascii: "{") else {
+                        failureByte = start
+                        throw CoreTreeError(.invalidValue, "At byte \(start): an update must be a JSON object of paths to values.")
+                    }
+                    try openFrame(path: .root, nesting: 1, isArray: false)
+                    phase = .inRoot
+                    continue
+                }
                 switch try readValue(nesting: 0, whole: false) {
                 case nil:
                     return
@@ -403,7 +433,7 @@ public struct JSONStreamReader: Sendable {
             frames[top].name = name
             frames[top].nameOffset = nameOffset
             frames[top].expect = .colon
-            if !Self.specialNames.contains(name) {
+            if !isSpecial(name, inFrame: top) {
                 // A name not above every earlier one may repeat one, whose value this one replaces.
                 let key = ChildKey(name)
                 let replacing = frames[top].greatestKey.map { ChildKey.compare(key, $0) <= 0 } ?? false
@@ -452,12 +482,18 @@ public struct JSONStreamReader: Sendable {
     /// and `.priority`, and the `.sv` of a server value.
     private static let specialNames: Set<String> = [".value", ".priority", ".sv"]
 
+    /// Whether `name` is one of ``specialNames`` where it stands: an update's top-level names
+    /// are paths, never special.
+    private func isSpecial(_ name: String, inFrame index: Int) -> Bool {
+        !(isUpdate && index == 0) && Self.specialNames.contains(name)
+    }
+
     /// Reads the value of the member (or array element) at ``position`` in frame `top`; `false`
     /// when the bytes at hand end inside it.
     private mutating func readMember(of top: Int) throws(CoreTreeError) -> Bool {
         let frame = frames[top]
         let valueStart = offset
-        if !frame.isArray && Self.specialNames.contains(frame.name) {
+        if !frame.isArray && isSpecial(frame.name, inFrame: top) {
             guard case .node(let node)? = try readValue(nesting: frame.nesting, whole: true) else { return false }
             if parsedServerValue || frame.name == ".sv" { frames[top].serverValues = true }
             if frame.name == ".value" {
@@ -477,6 +513,9 @@ public struct JSONStreamReader: Sendable {
         let path = frame.path.child(frame.isArray ? ChildKey(String(frame.index)) : ChildKey(frame.name))
         frames[top].expect = .separator
         frames[top].index += 1
+        if isUpdate && top == 0 {
+            return try readUpdateMember(outcome, at: path, of: frame, valueStart: valueStart)
+        }
         switch outcome {
         case .large(let isArray):
             if frame.replacing {
@@ -498,6 +537,27 @@ public struct JSONStreamReader: Sendable {
             try emitData(JSONStreamItem(path: path, node: node, replaces: frame.replacing, containsServerValues: parsedServerValue))
             frames[top].data = .some
         }
+        return true
+    }
+
+    /// Reads a top-level member of an update: its name is a path; its value, `null` included,
+    /// comes out as an item of its own, or as an empty item followed by its pieces when large.
+    private mutating func readUpdateMember(_ outcome: ValueOutcome, at path: TreePath, of frame: Frame, valueStart: Int) throws(CoreTreeError) -> Bool {
+        do {
+            _ = try TreePath(validating: frame.name)
+        } catch {
+            failureByte = frame.nameOffset
+            throw CoreTreeError(error.code, "At byte \(frame.nameOffset): \(error.message)", underlying: error)
+        }
+        switch outcome {
+        case .large(let isArray):
+            items.append(JSONStreamItem(path: path, node: .empty, replaces: frame.replacing))
+            try openFrame(path: path, nesting: frame.nesting + 1, isArray: isArray)
+        case .node(let node):
+            if !node.isEmpty { try checked(node, at: path, start: valueStart) }
+            items.append(JSONStreamItem(path: path, node: node, replaces: frame.replacing, containsServerValues: parsedServerValue))
+        }
+        frames[0].data = .some
         return true
     }
 

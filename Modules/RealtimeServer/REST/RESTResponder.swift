@@ -21,8 +21,6 @@ struct RESTResponder: HTTPResponder {
     let verifier: TokenVerifier
     let logger: Logger
 
-    /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
-    static let maxBodyBytes = 256 * 1024 * 1024
     static let defaultRules = "{\"rules\":{\".read\":true,\".write\":true}}"
 
     func respond(to request: Request, context: Context) async throws -> Response {
@@ -169,12 +167,12 @@ struct RESTResponder: HTTPResponder {
             }
             return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
         case .put, .delete:
-            let node: Node = method == .delete ? .empty : try await RESTResponder.body(request).parseNode()
+            let node: Node = method == .delete ? .empty : try await RESTBody.node(of: request)
             let condition = try RESTResponder.condition(request)
             let result = await database.write(.set(path: path, node: node), condition: condition, as: caller)
             return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
         case .patch:
-            let children = try await RESTResponder.body(request).parseUpdate()
+            let children = try await RESTBody.update(of: request)
             if children.isEmpty {
                 return RESTResponder.json("{}", silent: silent)
             }
@@ -187,7 +185,7 @@ struct RESTResponder: HTTPResponder {
                 return try RESTResponder.respond(result, format: format, silent: silent, withETag: false)
             }
         case .post:
-            let node = try await RESTResponder.body(request).parseNode()
+            let node = try await RESTBody.node(of: request)
             let name = await database.nextPushID()
             let result = await database.write(.set(path: path.child(ChildKey(name)), node: node), as: caller)
             if case .committed = result {
@@ -209,9 +207,9 @@ struct RESTResponder: HTTPResponder {
             if query["format"] == "strict" { return RESTResponder.json(await database.rulesStrictJSON) }
             return RESTResponder.json(await database.storedRulesText ?? RESTResponder.defaultRules)
         case .put:
-            let body = try await RESTResponder.body(request)
+            let body = try await RESTBody.bytes(of: request)
             do {
-                try await database.installRules(String(decoding: body.bytes, as: UTF8.self))
+                try await database.installRules(String(decoding: body, as: UTF8.self))
             } catch let error as RulesError {
                 throw ServerError(.invalidArgument, "The rules were not installed: \(error)")
             }
@@ -344,22 +342,6 @@ struct RESTResponder: HTTPResponder {
         throw ServerError(.invalidArgument, "timeout must be a positive number of ms, s or min, at most 15min; got \(text)")
     }
 
-    private static func body(_ request: Request) async throws -> RequestBodyBytes {
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maxBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw ServerError(.tooBig, "The request body is larger than 256 MB, the largest REST write; nothing was written.")
-        } catch {
-            throw ServerError(.invalidArgument, "The request body did not arrive whole; nothing was written.", underlying: error)
-        }
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared != buffer.readableBytes {
-            throw ServerError(.invalidArgument, "The request body ended after \(buffer.readableBytes) of its \(declared) bytes; nothing was written.")
-        }
-        return RequestBodyBytes(bytes: Array(buffer.readableBytesView))
-    }
-
     private static func respond(_ result: WriteResult, format: JSONFormat, silent: Bool, withETag: Bool) throws -> Response {
         switch result {
         case .committed(let value):
@@ -389,47 +371,5 @@ struct RESTResponder: HTTPResponder {
             status: status ?? HTTPResponse.Status(code: error.httpStatus),
             headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: RawHTTPResponse.errorJSON(error.message))))
-    }
-}
-
-/// A request body, parsed as the REST API needs it.
-struct RequestBodyBytes {
-    let bytes: [UInt8]
-
-    /// The body as data to write.
-    func parseNode() throws(ServerError) -> Node {
-        do {
-            return try Node(json: bytes)
-        } catch {
-            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object, array, or value. \(error.message)", underlying: error)
-        }
-    }
-
-    /// The body as an update: an object of paths to values, where `null` removes.
-    func parseUpdate() throws(ServerError) -> [(path: TreePath, node: Node)] {
-        let members: [(key: String, node: Node)]
-        do {
-            members = try JSONReader.read(String(decoding: bytes, as: UTF8.self)) { reader throws(CoreTreeError) in
-                guard try reader.peek() == .object else {
-                    throw CoreTreeError(.invalidValue, "an update must be a JSON object of paths to values")
-                }
-                var members: [(key: String, node: Node)] = []
-                try reader.beginObject()
-                while let key = try reader.nextKey() { members.append((key, try reader.readNode())) }
-                return members
-            }
-        } catch {
-            throw ServerError(.invalidArgument, "Invalid data; couldn't parse JSON object: \(error.message)", underlying: error)
-        }
-        var children: [(path: TreePath, node: Node)] = []
-        children.reserveCapacity(members.count)
-        for member in members {
-            do {
-                children.append((try TreePath(validating: member.key), member.node))
-            } catch {
-                throw ServerError(.invalidArgument, error.message)
-            }
-        }
-        return children
     }
 }
