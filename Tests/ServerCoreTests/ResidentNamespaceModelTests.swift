@@ -117,6 +117,10 @@ struct ResidentNamespaceModelTests {
                 }
                 let readA = await Self.outcome { try await subject.database.read(path, as: .admin) }
                 let readB = await Self.outcome { try await model.database.read(path, as: .admin) }
+                // A shallow read of the parent: the store's answer with the children the writes touched from memory.
+                let parent = path.parent ?? .root
+                let shallowA = await Self.outcome { try await subject.database.readShallow(parent, as: .admin) }
+                let shallowB = await Self.outcome { try await model.database.readShallow(parent, as: .admin) }
                 let (resultsA, resultsB) = await (a.wait(for: 3), b.wait(for: 3))
                 #expect(resultsA.map(Self.describe) == resultsB.map(Self.describe), "step \(step)")
                 for (operation, result) in zip(operations, resultsA) {
@@ -126,6 +130,7 @@ struct ResidentNamespaceModelTests {
                 }
                 #expect(readA == readB, "step \(step): read \(path) behind writes in flight")
                 #expect(readA == Self.describe(oracle.child(at: path)), "step \(step): read \(path) behind writes in flight")
+                #expect(shallowA == shallowB, "step \(step): shallow read \(parent) behind writes in flight")
             default:
                 guard !listens.isEmpty else { continue }
                 let listen = listens.remove(at: Int(random.next() % UInt64(listens.count)))

@@ -71,6 +71,20 @@ package struct ResidentTree: Sendable {
         history.contains { $0.write.path.contains(path) || path.contains($0.write.path) }
     }
 
+    /// The children of `path` that kept writes (not yet durable) are in, when every such write
+    /// is strictly below `path`; `nil` when one is at or above it (it decides all of `path`).
+    package func historyBelow(_ path: TreePath) -> Set<ChildKey>? {
+        var keys: Set<ChildKey> = []
+        for (_, write) in history {
+            if write.path.contains(path) { return nil }
+            guard let key = write.path.relative(to: path)?.firstKey else { continue }
+            // The location's own priority: answered from the whole location.
+            if key.isPriorityKey { return nil }
+            keys.insert(key)
+        }
+        return keys
+    }
+
     /// The entry at or above `path`.
     package func entry(covering path: TreePath) -> TreePath? {
         var candidate: TreePath? = path

@@ -26,17 +26,30 @@ extension NamespaceDatabase {
         defer { endTurn() }
         try await authorizeInTurn(path, params: .default, as: caller)
         try await reloadIfNeeded()
-        // Writes not yet durable (or not yet in the store's answer) are in memory only: where one
-        // touches the location, the location is loaded and answered from memory.
-        if resident.isResident(path) || resident.historyTouches(path) {
+        // Writes not yet durable (or not yet in the store's answer) are in memory only. One at or
+        // above the location decides all of it: the location is loaded and answered from memory.
+        // Ones below it decide only the children they are in: those children come from memory
+        // (loaded, each on its own), the others from the store's shallow answer.
+        let touched = resident.historyBelow(path)
+        if resident.isResident(path) || touched == nil {
             try await makeResident([path])
             return StoredShallowData(of: root.child(at: path)).node
         }
+        let children = touched.map { keys in keys.map { path.child($0) } } ?? []
+        try await makeResident(children)
+        var answer: StoredShallowData
         do {
-            return try await store.readShallow(at: path, limit: ServerError.maxReadBytes).node
+            answer = try await store.readShallow(at: path, limit: ServerError.maxReadBytes)
         } catch {
             throw Self.readFailure(error)
         }
+        for child in children {
+            guard let key = child.lastKey else { continue }
+            let data = root.child(at: child)
+            answer.children[key] = data.isEmpty ? nil : .some(data.isLeaf ? data : nil)
+            if !data.isEmpty { answer.leaf = nil }
+        }
+        return answer.node
     }
 
     /// Throws `permissionDenied` unless `caller` may read `path` with `params`.

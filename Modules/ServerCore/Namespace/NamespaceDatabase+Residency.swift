@@ -11,8 +11,9 @@ extension NamespaceDatabase {
     /// resident data runs between this and ``endTurn()``.
     func startTurn() async {
         let ticket = turns.take()
-        if turns.isServing(ticket) { return }
-        await withCheckedContinuation { turns.wait(ticket, $0) }
+        if !turns.isServing(ticket) { await withCheckedContinuation { turns.wait(ticket, $0) } }
+        // Commits may have become durable since the last turn ended.
+        resident.trimHistory(through: shared == nil ? pipeline.durableVersion : follower.sequence)
     }
 
     /// Ends the caller's turn: forgets the writes no load needs any more, keeps the resident data
