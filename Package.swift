@@ -386,6 +386,10 @@ let package = Package(
             name: "rtdb-server",
             dependencies: [
                 "RealtimeServer", "ServerCore", "Persistence", "PersistenceSQLite", "PersistenceLMDB", "PersistenceLevelDB", "PostgresServerStore",
+                // `rtdb-server export` of a namespace a running server holds streams it from the server.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 // glibc's mallopt, for `rtdb-server import` (the header is glibc's).
                 .target(name: "CMallocInfo", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

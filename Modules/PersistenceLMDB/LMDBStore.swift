@@ -65,6 +65,21 @@ public final class LMDBStore: OrderedKeyValueStore {
         }, body)
     }
 
+    /// Calls `body` with each entry in `range`, in key order, as one read-only transaction sees
+    /// them: writes made meanwhile are not seen.
+    ///
+    /// The transaction lives for the whole scan; each chunk is read under the store's lock with a
+    /// cursor of its own (a resize of the map moves the pages a cursor points at, never what the
+    /// transaction shows), and `body` runs outside the lock. Closing the store aborts the
+    /// transaction; the next chunk then throws ``StorageError/Code-swift.enum/closed``.
+    public func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let snapshot = try withEnvironment { try $0.beginSnapshot() }
+        defer { state.withLock { handle in if let handle { handle.endSnapshot(snapshot) } } }
+        try ChunkedScan.run(range, reverse: false, readChunk: { remaining in
+            try withEnvironment { try $0.entries(in: remaining, snapshot: snapshot) }
+        }, body)
+    }
+
     /// Applies every operation of `batch`, in order, in one write transaction: all or nothing.
     ///
     /// - Throws: ``StorageError/Code-swift.enum/keyTooLong(length:limit:)`` for a put whose key is
@@ -106,6 +121,9 @@ final class LMDBEnvironment {
     private var maxKeySize = 511
     /// A read-only transaction kept between reads (reset, not aborted) to save setting one up.
     private var reader: OpaquePointer?
+    /// The read-only transactions of snapshot scans in progress, by number; aborted at close.
+    private var snapshots: [Int: OpaquePointer] = [:]
+    private var lastSnapshot = 0
     /// Whether `mdb_env_open` succeeded (else closing must not flush).
     private var isOpen = false
     /// Held until the environment is closed.
@@ -184,6 +202,8 @@ final class LMDBEnvironment {
     func close() throws {
         defer { lock = nil }
         guard let environment else { return }
+        for transaction in snapshots.values { mdb_txn_abort(transaction) }
+        snapshots = [:]
         endReader()
         let status = isOpen ? mdb_env_sync(environment, 1) : 0
         mdb_env_close(environment)
@@ -203,47 +223,73 @@ final class LMDBEnvironment {
     }
 
     func entries(in range: KeyRange, reverse: Bool) throws -> ScanChunk {
-        try withReader { transaction in
-            var cursor: OpaquePointer?
-            try check(mdb_cursor_open(transaction, database, &cursor), "cannot open a cursor")
-            defer { mdb_cursor_close(cursor) }
-            var key = MDB_val()
-            var value = MDB_val()
-            func move(_ operation: MDB_cursor_op) -> Int32 { mdb_cursor_get(cursor, &key, &value, operation) }
-            func seek(_ target: [UInt8]) -> Int32 {
-                target.withValue { bound in
-                    key = bound
-                    return move(MDB_SET_RANGE)
-                }
-            }
+        try withReader { try entries(in: range, reverse: reverse, transaction: $0) }
+    }
 
-            var status: Int32
-            if !reverse {
-                status = range.lowerBound.isEmpty ? move(MDB_FIRST) : seek(range.lowerBound)
-            } else if let upperBound = range.upperBound {
-                guard !upperBound.isEmpty else { return ScanChunk() }  // no key sorts before the empty key
-                // The last key below the upper bound: the one before the first key at or above it.
-                status = seek(upperBound)
-                status = status == 0 ? move(MDB_PREV) : status == MDB_NOTFOUND ? move(MDB_LAST) : status
-            } else {
-                status = move(MDB_LAST)
-            }
+    /// Begins the read-only transaction of a snapshot scan; returns its number.
+    func beginSnapshot() throws -> Int {
+        var transaction: OpaquePointer?
+        try check(mdb_txn_begin(environment, nil, UInt32(MDB_RDONLY), &transaction), "cannot begin a read transaction")
+        guard let transaction else { throw failure(EINVAL, "cannot begin a read transaction") }
+        lastSnapshot += 1
+        snapshots[lastSnapshot] = transaction
+        return lastSnapshot
+    }
 
-            var chunk = ScanChunk()
-            while status == 0 {
-                let entryKey = key.bytes
-                let inRange =
-                    reverse
-                    ? !entryKey.lexicographicallyPrecedes(range.lowerBound)
-                    : range.upperBound.map { entryKey.lexicographicallyPrecedes($0) } ?? true
-                guard inRange else { break }
-                let entryValue = value.bytes
-                guard chunk.append(key: entryKey, value: entryValue) else { break }
-                status = move(reverse ? MDB_PREV : MDB_NEXT)
-            }
-            if status != MDB_NOTFOUND { try check(status, "cannot read a range") }
-            return chunk
+    /// The next chunk of a snapshot scan, read in its transaction.
+    func entries(in range: KeyRange, snapshot: Int) throws -> ScanChunk {
+        guard let transaction = snapshots[snapshot] else {
+            throw StorageError(.closed, "the snapshot scan ended: the store was closed", backend: LMDBStore.backendName)
         }
+        return try entries(in: range, reverse: false, transaction: transaction)
+    }
+
+    /// Ends a snapshot scan (aborts its transaction), if the store has not already.
+    func endSnapshot(_ snapshot: Int) {
+        if let transaction = snapshots.removeValue(forKey: snapshot) { mdb_txn_abort(transaction) }
+    }
+
+    /// A chunk of `range` read in `transaction` with a cursor opened and closed here.
+    private func entries(in range: KeyRange, reverse: Bool, transaction: OpaquePointer?) throws -> ScanChunk {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(transaction, database, &cursor), "cannot open a cursor")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        func move(_ operation: MDB_cursor_op) -> Int32 { mdb_cursor_get(cursor, &key, &value, operation) }
+        func seek(_ target: [UInt8]) -> Int32 {
+            target.withValue { bound in
+                key = bound
+                return move(MDB_SET_RANGE)
+            }
+        }
+
+        var status: Int32
+        if !reverse {
+            status = range.lowerBound.isEmpty ? move(MDB_FIRST) : seek(range.lowerBound)
+        } else if let upperBound = range.upperBound {
+            guard !upperBound.isEmpty else { return ScanChunk() }  // no key sorts before the empty key
+            // The last key below the upper bound: the one before the first key at or above it.
+            status = seek(upperBound)
+            status = status == 0 ? move(MDB_PREV) : status == MDB_NOTFOUND ? move(MDB_LAST) : status
+        } else {
+            status = move(MDB_LAST)
+        }
+
+        var chunk = ScanChunk()
+        while status == 0 {
+            let entryKey = key.bytes
+            let inRange =
+                reverse
+                ? !entryKey.lexicographicallyPrecedes(range.lowerBound)
+                : range.upperBound.map { entryKey.lexicographicallyPrecedes($0) } ?? true
+            guard inRange else { break }
+            let entryValue = value.bytes
+            guard chunk.append(key: entryKey, value: entryValue) else { break }
+            status = move(reverse ? MDB_PREV : MDB_NEXT)
+        }
+        if status != MDB_NOTFOUND { try check(status, "cannot read a range") }
+        return chunk
     }
 
     func write(_ batch: WriteBatch, durable: Bool) throws {

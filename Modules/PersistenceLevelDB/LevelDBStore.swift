@@ -60,6 +60,20 @@ public final class LevelDBStore: OrderedKeyValueStore {
         }, body)
     }
 
+    /// Calls `body` with each entry in `range`, in key order, as one LevelDB snapshot holds them:
+    /// writes made meanwhile are not seen.
+    ///
+    /// Each chunk is read under the store's lock by an iterator over the snapshot, and `body`
+    /// runs outside the lock. Closing the store releases the snapshot; the next chunk then throws
+    /// ``StorageError/Code-swift.enum/closed``.
+    public func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let snapshot = try withDatabase { try $0.beginSnapshot() }
+        defer { state.withLock { handle in if let handle { handle.endSnapshot(snapshot) } } }
+        try ChunkedScan.run(range, reverse: false, readChunk: { remaining in
+            try withDatabase { try $0.entries(in: remaining, snapshot: snapshot) }
+        }, body)
+    }
+
     /// Applies every operation of `batch`, in order, as one LevelDB write batch: all or nothing.
     ///
     /// - Throws: ``StorageError/Code-swift.enum/diskFull`` when the disk is full; nothing of the
@@ -100,6 +114,10 @@ final class LevelDBDatabase {
     private var syncWriteOptions: OpaquePointer? { settings.syncWriteOptions }
     /// Held until the database is closed.
     private var lock: DirectoryLock?
+    /// The snapshots of snapshot scans in progress (each with read options that name it), by
+    /// number; released at close.
+    private var snapshots: [Int: (snapshot: OpaquePointer, readOptions: OpaquePointer)] = [:]
+    private var lastSnapshot = 0
 
     init(directory: String, lock: DirectoryLock) throws {
         self.lock = lock
@@ -118,6 +136,7 @@ final class LevelDBDatabase {
     func close() throws {
         defer { lock = nil }
         guard let database else { return }
+        for number in Array(snapshots.keys) { endSnapshot(number) }
         var error: UnsafeMutablePointer<CChar>?
         if let empty = leveldb_writebatch_create() {
             leveldb_write(database, syncWriteOptions, empty, &error)
@@ -140,7 +159,12 @@ final class LevelDBDatabase {
     }
 
     func entries(in range: KeyRange, reverse: Bool) throws -> ScanChunk {
-        try withIterator { iterator in
+        try entries(in: range, reverse: reverse, readOptions: readOptions)
+    }
+
+    /// A chunk of `range`, read with `readOptions` (a snapshot's, or the usual ones).
+    private func entries(in range: KeyRange, reverse: Bool, readOptions: OpaquePointer?) throws -> ScanChunk {
+        try withIterator(readOptions: readOptions) { iterator in
             if !reverse {
                 range.lowerBound.withChars { leveldb_iter_seek(iterator, $0, $1) }
             } else if let upperBound = range.upperBound {
@@ -165,6 +189,36 @@ final class LevelDBDatabase {
             }
             return chunk
         }
+    }
+
+    /// Takes a snapshot for a snapshot scan; returns its number.
+    func beginSnapshot() throws -> Int {
+        guard let database else { throw closedError() }
+        guard let snapshot = leveldb_create_snapshot(database), let options = leveldb_readoptions_create() else {
+            throw StorageError(.engine, "cannot take a LevelDB snapshot", backend: LevelDBStore.backendName)
+        }
+        leveldb_readoptions_set_verify_checksums(options, 1)
+        // One pass over everything: keep the block cache for the server's own reads.
+        leveldb_readoptions_set_fill_cache(options, 0)
+        leveldb_readoptions_set_snapshot(options, snapshot)
+        lastSnapshot += 1
+        snapshots[lastSnapshot] = (snapshot, options)
+        return lastSnapshot
+    }
+
+    /// The next chunk of a snapshot scan, read from its snapshot.
+    func entries(in range: KeyRange, snapshot: Int) throws -> ScanChunk {
+        guard let taken = snapshots[snapshot] else {
+            throw StorageError(.closed, "the snapshot scan ended: the store was closed", backend: LevelDBStore.backendName)
+        }
+        return try entries(in: range, reverse: false, readOptions: taken.readOptions)
+    }
+
+    /// Releases a snapshot scan's snapshot, if the store has not already.
+    func endSnapshot(_ snapshot: Int) {
+        guard let taken = snapshots.removeValue(forKey: snapshot) else { return }
+        leveldb_readoptions_destroy(taken.readOptions)
+        if let database { leveldb_release_snapshot(database, taken.snapshot) }
     }
 
     func write(_ batch: WriteBatch, durable: Bool) throws {
@@ -220,8 +274,9 @@ final class LevelDBDatabase {
     }
 
     /// Runs `body` with a new iterator over the database, then reports the iterator's error, if any.
-    private func withIterator<T>(_ body: (OpaquePointer) throws -> T) throws -> T {
+    private func withIterator<T>(readOptions: OpaquePointer? = nil, _ body: (OpaquePointer) throws -> T) throws -> T {
         guard let database else { throw closedError() }
+        let readOptions = readOptions ?? self.readOptions
         guard let iterator = leveldb_create_iterator(database, readOptions) else {
             throw StorageError(.engine, "cannot create a LevelDB iterator", backend: LevelDBStore.backendName)
         }

@@ -79,6 +79,21 @@ public final class SQLiteStore: OrderedKeyValueStore {
         }, body)
     }
 
+    /// Calls `body` with each entry in `range`, in key order, as one read transaction sees them:
+    /// writes made meanwhile are not seen.
+    ///
+    /// The scan reads through a read-only connection of its own, in one transaction (WAL mode
+    /// lets the store's connection commit meanwhile). Each chunk is read under the store's lock
+    /// and `body` runs outside it. Closing the store closes the scan's connection; the next
+    /// chunk then throws ``StorageError/Code-swift.enum/closed``.
+    public func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let snapshot = try withConnection { try $0.beginSnapshot() }
+        defer { state.withLock { handle in if let handle { handle.endSnapshot(snapshot) } } }
+        try ChunkedScan.run(range, reverse: false, readChunk: { remaining in
+            try withConnection { try $0.entries(in: remaining, snapshot: snapshot) }
+        }, body)
+    }
+
     /// Applies every operation of `batch`, in order, in one transaction: all or nothing.
     ///
     /// - Throws: ``StorageError/Code-swift.enum/diskFull`` when the disk is full; nothing of the
@@ -158,9 +173,15 @@ final class SQLiteConnection {
     private var synchronousFull = true
     /// Held until the connection is closed.
     private var lock: DirectoryLock?
+    /// The database file.
+    private let path: String
+    /// The connections of snapshot scans in progress, by number; closed with this one.
+    private var snapshots: [Int: SQLiteSnapshotReader] = [:]
+    private var lastSnapshot = 0
 
     init(path: String, lock: DirectoryLock, bulkLoad: Bool = false) throws {
         self.lock = lock
+        self.path = path
         if SQLiteConnection.fileSize(path) == nil { try SQLiteConnection.create(path) }
         // A new database file is only ever renamed into place with its header and table written
         // (`create`), so an empty file with no log beside it held data once and lost it: it is
@@ -245,6 +266,8 @@ final class SQLiteConnection {
     func close() throws {
         defer { lock = nil }
         guard let database else { return }
+        for reader in snapshots.values { reader.close() }
+        snapshots = [:]
         for statement in statements.values { sqlite3_finalize(statement) }
         statements = [:]
         let status = sqlite3_close_v2(database)
@@ -278,6 +301,27 @@ final class SQLiteConnection {
             return chunk.append(key: key, value: value)
         }
         return chunk
+    }
+
+    /// Opens the read connection of a snapshot scan; returns its number.
+    func beginSnapshot() throws -> Int {
+        let reader = try SQLiteSnapshotReader(path: path)
+        lastSnapshot += 1
+        snapshots[lastSnapshot] = reader
+        return lastSnapshot
+    }
+
+    /// The next chunk of a snapshot scan, read in its transaction.
+    func entries(in range: KeyRange, snapshot: Int) throws -> ScanChunk {
+        guard let reader = snapshots[snapshot] else {
+            throw StorageError(.closed, "the snapshot scan ended: the store was closed", backend: SQLiteStore.backendName)
+        }
+        return try reader.entries(in: range)
+    }
+
+    /// Ends a snapshot scan (closes its connection), if the store has not already.
+    func endSnapshot(_ snapshot: Int) {
+        snapshots.removeValue(forKey: snapshot)?.close()
     }
 
     func write(_ batch: WriteBatch, durable: Bool) throws {
@@ -386,7 +430,7 @@ final class SQLiteConnection {
     }
 
     /// A copy of the blob in column `index` of the current row.
-    private static func column(_ index: Int32, of statement: OpaquePointer) -> [UInt8] {
+    static func column(_ index: Int32, of statement: OpaquePointer) -> [UInt8] {
         // `sqlite3_column_blob` first, then `_bytes`, as SQLite documents; a zero-length blob is NULL.
         guard let base = sqlite3_column_blob(statement, index) else { return [] }
         return [UInt8](UnsafeRawBufferPointer(start: base, count: Int(sqlite3_column_bytes(statement, index))))
@@ -416,7 +460,7 @@ final class SQLiteConnection {
         return StorageError(kind, "\(context): \(detail) (extended code \(extended))\(advice)", backend: SQLiteStore.backendName, engineStatus: status)
     }
 
-    private static func code(for status: Int32) -> StorageError.Code {
+    static func code(for status: Int32) -> StorageError.Code {
         switch status & 0xFF {
         case SQLITE_FULL: .diskFull
         case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt

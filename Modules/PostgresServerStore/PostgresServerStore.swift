@@ -73,6 +73,16 @@ public final class PostgresServerStore: SharedServerStore {
         _ = try await commitExclusively(after: .max) { _ in SharedCommit(change: change, writes: writes) }
     }
 
+    /// Reads the rows in one `REPEATABLE READ, READ ONLY` transaction (held open for the whole
+    /// export, so PostgreSQL keeps the row versions it shows until it ends), sorted by the
+    /// database, fetched as `write` takes the pieces. No time limit: an export takes as long as
+    /// the namespace's size and the receiver need.
+    public func exportSnapshot(_ write: ([UInt8]) async throws -> Void) async throws {
+        try checkOpen()
+        try provider.checkReachable("the export")
+        try await PostgresExport.run(namespace: namespace, client: client, logger: logger, write: write)
+    }
+
     public func setting(named name: String) async throws -> [UInt8]? {
         try checkOpen()
         let (namespace, client, logger) = (self.namespace, self.client, self.logger)

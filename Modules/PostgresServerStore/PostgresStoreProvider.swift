@@ -70,6 +70,19 @@ public final class PostgresStoreProvider: ServerStoreProvider {
         return PostgresServerStore(namespace: namespace, provider: self)
     }
 
+    /// Streams namespace `name`'s whole data as JSON in export format to `write`, from one
+    /// `REPEATABLE READ` snapshot, while the nodes serving it go on committing (see
+    /// ``ServerCore/ServerStore/exportSnapshot(_:)``).
+    ///
+    /// Unlike ``openStore(namespace:)`` it writes nothing: no node lease, no namespace row (a
+    /// namespace never written exports as `null`). For `rtdb-server export --backend postgres`.
+    ///
+    /// - Throws: the database's error (an unreachable server, a database without the schema),
+    ///   or `write`'s.
+    public func exportNamespace(_ name: String, _ write: ([UInt8]) async throws -> Void) async throws {
+        try await PostgresExport.run(namespace: name, client: client, logger: logger, write: write)
+    }
+
     public func shutdown() async {
         let (client, logger, nodeID) = (self.client, self.logger, self.nodeID)
         // A node that stops cleanly ran its connections' onDisconnect writes already: give up the lease.

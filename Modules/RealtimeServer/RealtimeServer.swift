@@ -134,7 +134,7 @@ public final class RealtimeServer: Service, Sendable {
             maxConnections: maxConnections, headerTimeout: configuration.headerTimeout, maxHeaderBytes: configuration.maxHeaderBytes)
         let listeners = Listeners(
             registry: registry, limits: connectionLimits, warnings: warnings, descriptorCeiling: descriptorCeiling, verifier: verifier,
-            tls: tls)
+            tls: tls, dataDirectoryLock: lock)
         if configuration.isLoopbackOnly {
             logger.notice("admin token 'owner' is accepted: the server is bound to loopback only")
         } else {
@@ -173,6 +173,20 @@ public final class RealtimeServer: Service, Sendable {
         let descriptorCeiling: Int
         let verifier: TokenVerifier
         let tls: NIOSSLContext?
+        /// Where the server records the address it listens at, once it does.
+        let dataDirectoryLock: DataDirectoryLock
+    }
+
+    /// The URL a client on this machine reaches the server at: the first bound address (a
+    /// loopback one for a wildcard) and `port`.
+    static func localAddress(host: String, port: Int, scheme: String) -> String {
+        let reachable =
+            switch host {
+            case "0.0.0.0", "": "127.0.0.1"
+            case "::": "::1"
+            default: host
+            }
+        return "\(scheme)://\(reachable.contains(":") ? "[\(reachable)]" : reachable):\(port)"
     }
 
     /// The TLS context for `files`; an error names the file that could not be used.
@@ -217,6 +231,9 @@ public final class RealtimeServer: Service, Sendable {
                     }
                 }
                 let port = try await self.port()
+                // `rtdb-server export` finds a served namespace's server here.
+                listeners.dataDirectoryLock.record(
+                    address: RealtimeServer.localAddress(host: hosts[0], port: port, scheme: configuration.scheme))
                 for host in hosts.dropFirst() {
                     let other = makeApplication(host: host, port: port, listeners: listeners) { _ in }
                     group.addTask { [logger] in

@@ -14,6 +14,7 @@ public struct Conformance: Sendable {
         case storeMatchesModel = "store: random operations, reopened halfway, match the in-memory model"
         case storeConcurrentAndReentrant = "store: concurrent callers, and scan bodies that read and write the store"
         case storeClosed = "store: every call on a closed store throws 'closed'"
+        case storeSnapshotScan = "store: a snapshot scan sees one moment while writes go on, and ends when the store closes"
         case storeInUse = "store: a second open of the same directory fails with 'in use'"
         case cacheRoundTrip = "cache: random trees written, merged and read back match a reference"
         case cacheLongPaths = "cache: a 32-level, 768-byte path works"
@@ -58,6 +59,7 @@ public struct Conformance: Sendable {
         case .storeMatchesModel: try StoreModelChecks(self).matchesModel()
         case .storeConcurrentAndReentrant: try StoreModelChecks(self).concurrentAndReentrant()
         case .storeClosed: try StoreModelChecks(self).closed()
+        case .storeSnapshotScan: try SnapshotScanChecks(self).oneMoment()
         case .storeInUse: try StoreContractChecks(self).inUse()
         case .cacheRoundTrip: try CacheChecks(self).roundTrip()
         case .cacheLongPaths: try CacheChecks(self).longPaths()

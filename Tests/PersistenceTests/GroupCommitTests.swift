@@ -18,6 +18,10 @@ private final class SlowSyncStore: OrderedKeyValueStore {
         try base.scan(range, reverse: reverse, body)
     }
 
+    func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try base.scanSnapshot(range, body)
+    }
+
     func write(_ batch: WriteBatch, durable: Bool) throws {
         if durable {
             // A real thread from ConcurrentWriters, never a cooperative one.

@@ -1,10 +1,11 @@
+import CoreTree
 import Foundation
 import Testing
 import TestSupport
 
 /// `rtdb-server import` and `export` as real processes: an import killed with SIGKILL at any
-/// moment leaves the namespace with exactly its old data or exactly the new, and neither command
-/// runs against a data directory a server holds.
+/// moment leaves the namespace with exactly its old data or exactly the new, an import never runs
+/// against a data directory a server holds, and an export of one goes through the server.
 @Suite("rtdb-server import and export processes", .serialized)
 struct ImportProcessTests {
     struct Finished {
@@ -127,10 +128,10 @@ struct ImportProcessTests {
         #expect(afterServer == expected[0] || afterServer == expected[1])
     }
 
-    @Test("import and export refuse while a server holds the data directory")
-    func refusedWhileServing() async throws {
+    @Test("import refuses while a server holds the data directory; export goes through the server")
+    func whileServing() async throws {
         let server = try await ServerProcess.launch(backend: "sqlite")
-        try await server.write("kept", json: #"{"a": 1}"#, namespace: "chat")
+        try await server.write("kept", json: #"{"a": 1, ".priority": 2}"#, namespace: "chat")
         let file = NSTemporaryDirectory() + "rtdb-refused-\(UUID().uuidString).json"
         try Data(#"{"replaced": true}"#.utf8).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -138,12 +139,62 @@ struct ImportProcessTests {
         let imported = try await Self.run(try rtdbServerBinary(), ["import"] + location + [file])
         #expect(imported.status != 0)
         #expect(imported.errors.contains("cannot import into a namespace: another rtdb-server is using the data directory"), "\(imported.errors)")
+        // The server's address is in the data directory's lock file; on loopback, `owner` is admin.
         let exported = try await Self.run(try rtdbServerBinary(), ["export"] + location)
-        #expect(exported.status != 0)
-        #expect(exported.output.isEmpty)
-        #expect(exported.errors.contains("cannot export a namespace: another rtdb-server is using the data directory"), "\(exported.errors)")
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(exported.errors.contains("from the server at http://127.0.0.1:\(server.port)"), "\(exported.errors)")
+        #expect(try Node(jsonString: exported.output) == Node(jsonString: #"{"kept": {"a": 1, ".priority": 2}}"#))
         #expect(try await server.read("kept", namespace: "chat") as? [String: Int] == ["a": 1])
         #expect(try await server.read("replaced", namespace: "chat") == nil)
+        await server.shutDown()
+    }
+
+    @Test("export through a serving rtdb-server while a writer writes: one moment; a wrong secret gets no file")
+    func exportWhileWriting() async throws {
+        let server = try await ServerProcess.launch(backend: "lmdb", arguments: TestTokens.serverArguments)
+        let secret = "auth=\(TestTokens.secret)"
+        let filler = String(repeating: "z", count: 1000)
+        let bulk = (0..<4000).map { #""m\#($0)": {".value": "\#(filler)", ".priority": \#($0)}"# }.joined(separator: ",")
+        let seeded = try await http("PUT", "http://127.0.0.1:\(server.port)/.json?ns=chat&\(secret)",
+                                    body: #"{"aaa": {"count": 0}, "bulk": {\#(bulk)}, "zzz": {"count": 0}}"#)
+        #expect(seeded.status == 200)
+        let file = NSTemporaryDirectory() + "rtdb-export-serving-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+
+        // A writer keeps both counters equal, each pair in one update, until the export is done.
+        let writer = Task {
+            var count = 0
+            while !Task.isCancelled {
+                count += 1
+                _ = try? await http("PATCH", "http://127.0.0.1:\(server.port)/.json?ns=chat&\(secret)",
+                                    body: #"{"aaa/count": \#(count), "zzz/count": \#(count)}"#)
+            }
+            return count
+        }
+        let exported = try await Self.run(
+            try rtdbServerBinary(), ["export", "--namespace", "chat", "--data-dir", server.directory, "--auth-secret-file", TestTokens.secretFile, file])
+        writer.cancel()
+        let writes = await writer.value
+        #expect(exported.status == 0, "\(exported.errors)")
+        let document = try Node(json: Data(contentsOf: URL(fileURLWithPath: file)))
+        let (first, last) = (document.child(at: "/aaa/count"), document.child(at: "/zzz/count"))
+        #expect(first == last, "the export holds aaa/count \(first) and zzz/count \(last): not one moment")
+        #expect(document.child(at: "/bulk").childCount == 4000)
+        #expect(document.child(at: "/bulk/m7").priority == .number(7))
+        #expect(writes > 0)
+
+        // Not the admin secret: the server refuses, and nothing is left at the destination.
+        let wrongSecret = NSTemporaryDirectory() + "rtdb-wrong-secret-\(UUID().uuidString)"
+        try Data("not-the-secret".utf8).write(to: URL(fileURLWithPath: wrongSecret))
+        defer { try? FileManager.default.removeItem(atPath: wrongSecret) }
+        let refusedFile = file + ".refused"
+        let refused = try await Self.run(
+            try rtdbServerBinary(), ["export", "--namespace", "chat", "--server", "http://127.0.0.1:\(server.port)", "--auth-secret-file", wrongSecret, refusedFile])
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("refused the export (401)"), "\(refused.errors)")
+        #expect(!FileManager.default.fileExists(atPath: refusedFile))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix((refusedFile as NSString).lastPathComponent) }
+        #expect(leftovers.isEmpty, "\(leftovers)")
         await server.shutDown()
     }
 }

@@ -37,6 +37,10 @@ final class SlowStore: ServerStore {
             for write in change.writes { state.data = state.data.updatingChild(at: write.path, to: write.node) }
         }
     }
+    func exportSnapshot(_ write: ([UInt8]) async throws -> Void) async throws {
+        let data = state.withLock { $0.data }
+        try await write(Array(data.jsonString(format: .export).utf8))
+    }
     func setting(named name: String) async throws -> [UInt8]? { nil }
     func settings(withPrefix prefix: String) async throws -> [StoreSetting] { [] }
     func saveSetting(named name: String, _ value: [UInt8]) async throws {}

@@ -304,6 +304,7 @@ private final class LimitedStore: ServerStore {
     }
     func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData { StoredShallowData(leaf: nil, children: [:]) }
     func commit(_ change: StoreChange) async throws {}
+    func exportSnapshot(_ write: ([UInt8]) async throws -> Void) async throws { throw ServerError.readTooLarge }
     func setting(named name: String) async throws -> [UInt8]? { nil }
     func settings(withPrefix prefix: String) async throws -> [StoreSetting] { [] }
     func saveSetting(named name: String, _ value: [UInt8]) async throws {}

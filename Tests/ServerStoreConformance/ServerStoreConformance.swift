@@ -24,6 +24,7 @@ public struct ServerStoreConformance: Sendable {
         case partialReads = "read: a subtree, below a leaf, a missing path, with the version of the last commit"
         case shallowReads = "shallow: each child once, leaves with values, keys sorting between a child and its rows, a leaf location"
         case readLimit = "limit: a read or shallow read over its byte limit throws tooBig"
+        case exportSnapshot = "export: the whole tree as export JSON from one moment, while commits land between its pieces"
         case atomicAndDurableUnderSIGKILL = "durability: a writer killed with SIGKILL loses no committed change and shows no partial one (10 rounds)"
 
         public var description: String { rawValue }
@@ -59,6 +60,7 @@ public struct ServerStoreConformance: Sendable {
         case .partialReads: try await partialReads(directory)
         case .shallowReads: try await shallowReads(directory)
         case .readLimit: try await readLimit(directory)
+        case .exportSnapshot: try await exportSnapshot(directory)
         case .atomicAndDurableUnderSIGKILL: try await atomicAndDurableUnderSIGKILL(directory)
         }
     }
@@ -244,6 +246,36 @@ public struct ServerStoreConformance: Sendable {
                 try expect(loaded.jsonString(format: .export) == model.jsonString(format: .export),
                            "round \(round) (\(writes.map { "\($0.path.wireForm)=\($0.node.jsonString(format: .export))" })): loaded \(loaded.jsonString(format: .export)), expected \(model.jsonString(format: .export))")
             }
+        }
+    }
+
+    /// ``ServerStore/exportSnapshot(_:)``: after each piece, a commit changes two counters at
+    /// either end of the key order; the document must hold the data from before the export,
+    /// priorities and keys that sort around `/` included, and a later export the last commit.
+    private func exportSnapshot(_ directory: String) async throws {
+        try await withStore(directory) { store in
+            let filler = String(repeating: "e", count: 1000)
+            var root = try Node(jsonString: #"{"aaa":{"count":1,".priority":"p"},"zzz":{"count":1},"tree":{"a":{"b":{".value":1,".priority":2},"c":{"d":"x\"y"},".priority":3},"a!x":true,"a-x":2,"a0":[1,2]},".priority":4}"#)
+            root = root.updatingChild(at: "bulk", to: Node(children: (0..<1500).map { (key: ChildKey("m\($0)"), value: Node(.string(filler))) }))
+            try await store.commit(StoreChange(writes: [StoreWrite(path: .root, node: root)], version: 1))
+            var document: [UInt8] = []
+            var pieces = 0
+            try await store.exportSnapshot { piece in
+                document += piece
+                pieces += 1
+                let value = Node(.number(Double(1 + pieces)))
+                try await store.commit(StoreChange(
+                    writes: [StoreWrite(path: "aaa/count", node: value), StoreWrite(path: "zzz/count", node: value)], version: UInt64(1 + pieces)))
+            }
+            try expect(pieces > 1, "the export of 1.5 MB came in \(pieces) piece(s)")
+            let exported = try Node(json: document)
+            try expect(exported.jsonString(format: .export) == root.jsonString(format: .export),
+                       "the export is not the data from before it began: aaa/count \(exported.child(at: "aaa/count")), zzz/count \(exported.child(at: "zzz/count")), tree \(exported.child(at: "tree").jsonString(format: .export))")
+            var after: [UInt8] = []
+            try await store.exportSnapshot { after += $0 }
+            let last = try Node(json: after)
+            try expect(last.child(at: "aaa/count") == Node(.number(Double(1 + pieces))) && last.child(at: "zzz/count") == Node(.number(Double(1 + pieces))),
+                       "a later export misses the commits made during the first")
         }
     }
 

@@ -20,7 +20,7 @@ struct NamespaceLocation: ParsableArguments {
     @Option(help: "The server's data directory (its --data-dir).")
     var dataDir = "./.rtdb-data"
 
-    @Option(help: "The namespace's storage backend (the server's --backend): sqlite, lmdb or leveldb.")
+    @Option(help: "The namespace's storage backend (the server's --backend): sqlite, lmdb or leveldb; export also takes postgres.")
     var backend = "sqlite"
 
     /// The backend named by `--backend`.
@@ -128,30 +128,106 @@ extension ImportCommand {
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write an embedded namespace's data as JSON in export format (priorities kept), to a file or standard output.",
+        abstract: "Write a namespace's data as JSON in export format (priorities kept), to a file or standard output, while the server serves or not.",
         discussion: """
-            Rows are streamed out in key order: memory stays small whatever the namespace's size. Refused while a server \
-            uses the data directory (the stores admit one process at a time), so the file is one point in time. \
-            Reads only the command line (not RTDB_* or --config).
+            The file is one point in time: each write is in it whole or not at all. With no server on the data directory, \
+            the store is read directly. While a server holds the directory, the server exports it from a snapshot of the \
+            store (GET /.export.json?ns=NAME, admin only) and keeps serving: the address comes from the directory's lock \
+            file, or --server. The credential is the secret in --auth-secret-file, else the loopback-only admin token owner. \
+            With --backend postgres, the namespace is read from PostgreSQL in one snapshot while nodes serve it. \
+            Memory stays small whatever the namespace's size. Reads only the command line (not RTDB_* or --config).
             """)
 
     @OptionGroup var location: NamespaceLocation
+
+    @Option(help: "Export through the rtdb-server at this URL (http://127.0.0.1:8080), instead of the data directory.")
+    var server: String?
+
+    @Option(help: "The file holding the admin secret (the server's --auth-secret-file), to export through a server; without it, the loopback-only admin token is used.")
+    var authSecretFile: String?
+
+    @Option(help: "With --backend postgres: the database, postgres://user:password@host:5432/database.")
+    var postgresUrl: String?
 
     @Argument(help: "The file to write (written whole or not at all); standard output when omitted.")
     var file: String?
 
     func run() async throws {
-        let (namespace, dataDirectory, backend, file) = (location.namespace, location.dataDir, try location.storageBackend(), self.file)
-        let report = try await onOwnThread {
-            try CommandFailure.saying { () throws(ServerError) in
-                try NamespaceExport.run(namespace: namespace, dataDirectory: dataDirectory, backend: backend, to: file)
+        let (namespace, file) = (location.namespace, self.file)
+        let started = ContinuousClock.now
+        let (bytes, rows, via): (Int, Int?, String)
+        if location.backend == "postgres" {
+            (bytes, rows, via) = (try await exportFromPostgres(), nil, "PostgreSQL")
+        } else if let server {
+            (bytes, rows, via) = (try await exportFromServer(server), nil, "the server at \(server)")
+        } else {
+            let (dataDirectory, backend) = (location.dataDir, try location.storageBackend())
+            let offline = try await onOwnThread { () -> Result<NamespaceExport.Report, ServerError> in
+                do throws(ServerError) {
+                    return .success(try NamespaceExport.run(namespace: namespace, dataDirectory: dataDirectory, backend: backend, to: file))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch offline {
+            case .success(let report):
+                (bytes, rows, via) = (report.bytes, report.rows, "its \(location.backend) store")
+            case .failure(let error) where error.code == .unavailable:
+                // A server holds the directory: it exports, from a snapshot, and keeps serving.
+                guard let address = DataDirectoryLock.serverAddress(in: dataDirectory) else {
+                    throw CommandFailure(description: "\(error.message); pass --server URL to export through it")
+                }
+                (bytes, rows, via) = (try await exportFromServer(address), nil, "the server at \(address)")
+            case .failure(let error):
+                throw CommandFailure(description: error.message)
             }
         }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
         let line = String(
-            format: "exported namespace %@ (%@ rows) to %@: %.1f MB in %.2f s: %.1f MB/s\n",
-            namespace, grouped(report.rows), file ?? "standard output", Double(report.bytes) / 1e6, report.seconds,
-            report.megabytesPerSecond)
+            format: "exported namespace %@%@ from %@ to %@: %.1f MB in %.2f s: %.1f MB/s\n",
+            namespace, rows.map { " (\(grouped($0)) rows)" } ?? "", via, file ?? "standard output", Double(bytes) / 1e6, seconds,
+            seconds > 0 ? Double(bytes) / 1e6 / seconds : 0)
         FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Streams the namespace from the server at `address`.
+    private func exportFromServer(_ address: String) async throws -> Int {
+        var credential = "owner"
+        if let authSecretFile {
+            guard let secret = try? String(contentsOfFile: authSecretFile, encoding: .utf8) else {
+                throw CommandFailure(description: "cannot read the admin secret from \(authSecretFile)")
+            }
+            credential = secret.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return try await ServerExportDownload.run(server: address, namespace: location.namespace, credential: credential, to: file).bytes
+    }
+
+    /// Streams the namespace from PostgreSQL, in one snapshot, into the file.
+    private func exportFromPostgres() async throws -> Int {
+        guard let postgresUrl, !postgresUrl.isEmpty else {
+            throw ValidationError("--backend postgres needs --postgres-url postgres://user:password@host:5432/database")
+        }
+        var logger = Logger(label: "rtdb-server.export")
+        logger.logLevel = .warning
+        let provider = try PostgresStoreProvider(url: postgresUrl, logger: logger)
+        let namespace = location.namespace
+        do {
+            let destination = try CommandFailure.saying { () throws(ServerError) in try ExportFile(destination: file) }
+            var bytes = 0
+            try await provider.exportNamespace(namespace) { piece in
+                bytes += piece.count
+                try CommandFailure.saying { () throws(ServerError) in try destination.write(piece) }
+            }
+            try CommandFailure.saying { () throws(ServerError) in try destination.complete() }
+            await provider.shutdown()
+            return bytes
+        } catch let error as CommandFailure {
+            await provider.shutdown()
+            throw error
+        } catch {
+            await provider.shutdown()
+            throw CommandFailure(description: "cannot export namespace \(namespace) from PostgreSQL: \(error)")
+        }
     }
 }
 

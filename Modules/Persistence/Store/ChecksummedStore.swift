@@ -72,6 +72,12 @@ public final class ChecksummedStore: OrderedKeyValueStore {
         }
     }
 
+    public func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        try base.scanSnapshot(range) { key, sealed in
+            try body(key, isUnsealed(key) ? sealed : try ChecksummedStore.open(key: key, sealed: sealed))
+        }
+    }
+
     public func write(_ batch: WriteBatch, durable: Bool) throws {
         var sealed = WriteBatch()
         for operation in batch.operations {

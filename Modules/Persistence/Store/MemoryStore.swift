@@ -101,6 +101,21 @@ public final class MemoryStore: OrderedKeyValueStore {
         for entry in reverse ? entries.reversed() : entries where !(try body(entry.key.bytes, entry.value)) { return }
     }
 
+    /// The map is persistent: taking it is the snapshot (O(1)); a later write copies only the
+    /// nodes on its path.
+    public func scanSnapshot(_ range: KeyRange, _ body: ([UInt8], [UInt8]) throws -> Bool) throws {
+        let snapshot = try withContents { $0.entries }
+        let upper = range.upperBound.map(StoreKey.init(bytes:))
+        var count = 0
+        for entry in snapshot.elements(from: StoreKey(bytes: range.lowerBound)) {
+            if let upper, StoreKey.compare(entry.key, upper) >= 0 { return }
+            // A closed store ends the scan, as on disk (where the snapshot goes with it).
+            count += 1
+            if count % ScanChunk.maxEntries == 0 { try withContents { _ in } }
+            guard try body(entry.key.bytes, entry.value) else { return }
+        }
+    }
+
     public func write(_ batch: WriteBatch, durable: Bool) throws {
         try withContents { contents in
             for operation in batch.operations {

@@ -14,6 +14,19 @@ public protocol OrderedKeyValueStore: AnyObject, Sendable {
     /// `reverse`), until `body` returns `false`. The store is not modified during the scan.
     func scan(_ range: KeyRange, reverse: Bool, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws
 
+    /// Calls `body` with each entry whose key lies in `range`, in ascending key order, as the
+    /// store held them at one moment (when the scan began), until `body` returns `false`.
+    ///
+    /// Unlike ``scan(_:reverse:_:)``, whose chunks may see writes made meanwhile, the whole scan
+    /// reads one snapshot (SQLite: one read transaction on a connection of its own; LMDB: one
+    /// read-only transaction; LevelDB: a snapshot). Writes made during it, from any thread or from
+    /// `body`, go ahead and are not seen. `body` runs without the store's lock held. A snapshot
+    /// costs the store while it lasts (SQLite's WAL and LMDB's file cannot reuse the pages it
+    /// still shows; LevelDB keeps overwritten entries), so it is meant for one long read, an
+    /// export. Closing the store ends it: the scan's next chunk throws
+    /// ``StorageError/Code-swift.enum/closed``.
+    func scanSnapshot(_ range: KeyRange, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws
+
     /// Applies every operation of `batch` atomically: after a crash either all of them are visible
     /// or none. With `durable`, the batch is on stable storage (synced) when the call returns;
     /// without, it survives the process being killed but may be lost by an OS crash.

@@ -91,8 +91,9 @@ struct RESTResponder: HTTPResponder {
         }
         let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
         if OperationsResponder.paths.contains(rawPath) {
-            let operations = OperationsResponder(configuration: configuration, activity: activity, verifier: verifier, registry: registry)
-            return try await operations.respond(path: rawPath, method: method, credential: RESTResponder.credential(request, query))
+            let operations = OperationsResponder(
+                configuration: configuration, activity: activity, verifier: verifier, registry: registry, logger: logger)
+            return try await operations.respond(path: rawPath, method: method, credential: RESTResponder.credential(request, query), query: query)
         }
         if ConsoleResponder.owns(rawPath) {
             let console = ConsoleResponder(configuration: configuration, activity: activity, verifier: verifier)

@@ -56,6 +56,32 @@ package final class DataDirectoryLock: Sendable {
         _ = pwrite(descriptor, pid, pid.utf8.count, 0)
     }
 
+    /// Records the address clients of this machine reach the server at (`http://127.0.0.1:8080`)
+    /// in the lock file, after the process id, so tools that find the directory held (an
+    /// `rtdb-server export`) can ask the server instead.
+    package func record(address: String) {
+        let text = "\(getpid())\n\(address)\n"
+        _ = ftruncate(descriptor, 0)
+        _ = pwrite(descriptor, text, text.utf8.count, 0)
+    }
+
+    /// The address the server holding `path` recorded (``record(address:)``), or `nil` when no
+    /// server holds the directory or the one that does has recorded none.
+    package static func serverAddress(in path: String) -> String? {
+        let lockPath = (path as NSString).appendingPathComponent(".rtdb-server.lock")
+        let descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // A lock taken here means nobody holds it: whatever the file says is stale.
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        guard let text = try? String(contentsOfFile: lockPath, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n")
+        return lines.count >= 2 ? String(lines[1]) : nil
+    }
+
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)

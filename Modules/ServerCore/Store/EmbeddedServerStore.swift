@@ -76,6 +76,39 @@ public final class EmbeddedServerStore: ServerStore {
         }
     }
 
+    /// The rows are read by a snapshot scan (``Persistence/OrderedKeyValueStore/scanSnapshot(_:_:)``)
+    /// on a thread of its own, not the store's: commits go on meanwhile. The thread hands its
+    /// pieces to `write` through a pipe of four, and blocks while it is full.
+    public func exportSnapshot(_ write: ([UInt8]) async throws -> Void) async throws {
+        let pipe = ExportChunkPipe(capacity: 4)
+        let rows = self.rows
+        let thread = Thread {
+            do {
+                let output = ExportOutput(chunkBytes: EmbeddedServerStore.exportChunkBytes) { chunk throws(ServerError) in try pipe.push(chunk) }
+                var writer = ExportJSONWriter(output: output)
+                try rows.scanSnapshot(StorageEngine.cacheRange(at: .root)) { key, value in
+                    try writer.add(key: key, value: value)
+                    return true
+                }
+                try writer.finish()
+                pipe.finish(nil)
+            } catch {
+                pipe.finish(error)
+            }
+        }
+        thread.name = "rtdb-export"
+        thread.start()
+        do {
+            while let chunk = try await pipe.next() { try await write(chunk) }
+        } catch {
+            pipe.cancel()
+            throw error
+        }
+    }
+
+    /// The size of an export's pieces.
+    static let exportChunkBytes = 256 << 10
+
     public func setting(named name: String) async throws -> [UInt8]? {
         try await onThread { try $0.get(StorageKeys.settingKey(name)) }
     }

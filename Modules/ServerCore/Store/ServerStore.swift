@@ -43,6 +43,19 @@ public protocol ServerStore: Sendable {
     func readShallow(at path: TreePath, limit: Int) async throws -> StoredShallowData
     /// Makes `change` durable, all or nothing.
     func commit(_ change: StoreChange) async throws
+    /// The whole tree as one moment's commits left it, as JSON in export format (priorities as
+    /// `.priority`), handed to `write` piece by piece while commits go on.
+    ///
+    /// The document reflects every commit that returned before the export began and none that
+    /// began after it returned its first piece: each commit is in it whole or not at all. It is
+    /// streamed, never built: memory stays small whatever the tree's size, and each piece (about
+    /// 256 KB) is made only once `write` has taken the one before, so a slow receiver slows the
+    /// export rather than filling memory. The store's read snapshot is held until the export
+    /// ends; closing the store ends it with an error.
+    ///
+    /// - Parameter write: called with each piece in order; an error it throws ends the export.
+    /// - Throws: `write`'s error, or the store's (a damaged row, a closed store).
+    func exportSnapshot(_ write: ([UInt8]) async throws -> Void) async throws
     /// A stored setting, or `nil`.
     func setting(named name: String) async throws -> [UInt8]?
     /// Every stored setting whose name starts with `prefix`, in no particular order.

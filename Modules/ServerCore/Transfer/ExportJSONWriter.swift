@@ -10,7 +10,10 @@ import Persistence
 /// which JSON does not care about. A leaf row's value is already its JSON and is copied as it
 /// is; a leaf's priority row follows it directly; an overflow row (descendants whose paths are
 /// too long for their own rows) is decoded and written as members of its object.
-struct ExportJSONWriter {
+///
+/// Stores of another layout (PostgreSQL's) hand it members instead:
+/// ``add(member:json:)``, in an order that keeps every subtree's members together.
+package struct ExportJSONWriter {
     /// Where the JSON goes.
     private var output: ExportOutput
     /// The keys of the objects open below the root, outermost first.
@@ -23,9 +26,10 @@ struct ExportJSONWriter {
     private var wroteRootValue = false
 
     /// Rows read so far.
-    private(set) var rows = 0
+    package private(set) var rows = 0
 
-    init(output: ExportOutput) { self.output = output }
+    /// A writer of a whole document to `output`.
+    package init(output: ExportOutput) { self.output = output }
 
     private static let priorityKey = Array(".priority".utf8)
 
@@ -33,7 +37,7 @@ struct ExportJSONWriter {
     ///
     /// - Throws: what the output throws; a ``Persistence/StorageError`` for an overflow row that
     ///   does not hold a tree.
-    mutating func add(key: [UInt8], value: [UInt8]) throws {
+    package mutating func add(key: [UInt8], value: [UInt8]) throws {
         guard let place = StorageEngine.cacheRowPlace(key) else { return }
         rows += 1
         if place.isOverflow {
@@ -65,8 +69,20 @@ struct ExportJSONWriter {
         }
     }
 
+    /// Adds the member at the path `keys` (the whole document when empty) with `json` as its
+    /// value, already JSON (a leaf in export format, or a `.priority` member's value).
+    ///
+    /// The members of a subtree must come together (no member outside it between two inside).
+    ///
+    /// - Throws: what the output throws.
+    package mutating func add(member keys: [ArraySlice<UInt8>], json: [UInt8]) throws {
+        rows += 1
+        try flushPendingLeaf()
+        try member(at: keys, json)
+    }
+
     /// Closes every open object and writes what is left (`null` for an empty namespace).
-    mutating func finish() throws {
+    package mutating func finish() throws {
         try flushPendingLeaf()
         if hasMembers.isEmpty {
             if !wroteRootValue { try output.write(Array("null".utf8)) }

@@ -19,8 +19,10 @@ import Darwin
 /// store would keep a running server from opening it.
 ///
 /// A file is written beside its destination and renamed into place once complete and synced, so
-/// a failed export leaves no partial file. Everything runs on the calling thread: call it from a
-/// thread of your own, not from a task of the cooperative pool.
+/// a failed export leaves no partial file (``ExportFile``). Everything runs on the calling thread:
+/// call it from a thread of your own, not from a task of the cooperative pool. A namespace a
+/// running server serves is exported by the server itself, from a snapshot of its store
+/// (``ServerStore/exportSnapshot(_:)``).
 public enum NamespaceExport {
     /// What an export did.
     public struct Report: Sendable {
@@ -60,44 +62,21 @@ public enum NamespaceExport {
             throw ServerError(.storageFailed, "cannot open namespace \(namespace)'s \(backend.name) store: \(error)", underlying: error)
         }
         defer { try? rows.close() }
-        let partial = file.map { $0 + ".partial-\(getpid())" }
-        let descriptor: Int32
-        if let partial {
-            descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                throw ServerError(.storageFailed, "cannot create \(partial): \(String(cString: strerror(errno)))")
-            }
-        } else {
-            descriptor = STDOUT_FILENO
-        }
-        var descriptorOpen = partial != nil
-        defer { if descriptorOpen { close(descriptor) } }
-        let output = ExportOutput(descriptor: descriptor, name: file ?? "standard output")
+        let destination = try ExportFile(destination: file)
+        let output = ExportOutput { bytes throws(ServerError) in try destination.write(bytes) }
         var writer = ExportJSONWriter(output: output)
-        do throws(ServerError) {
-            do {
-                try rows.scan(StorageEngine.cacheRange(at: .root), reverse: false) { key, value in
-                    try writer.add(key: key, value: value)
-                    return true
-                }
-                try writer.finish()
-            } catch let error as ServerError {
-                throw error
-            } catch {
-                throw ServerError(.storageFailed, "cannot read namespace \(namespace)'s store: \(error)", underlying: error)
+        do {
+            try rows.scan(StorageEngine.cacheRange(at: .root), reverse: false) { key, value in
+                try writer.add(key: key, value: value)
+                return true
             }
-            if let file, let partial {
-                guard fsync(descriptor) == 0 else { throw ServerError(.storageFailed, "cannot sync \(partial): \(String(cString: strerror(errno)))") }
-                close(descriptor)
-                descriptorOpen = false
-                guard rename(partial, file) == 0 else {
-                    throw ServerError(.storageFailed, "cannot rename \(partial) to \(file): \(String(cString: strerror(errno)))")
-                }
-            }
-        } catch {
-            if let partial { unlink(partial) }
+            try writer.finish()
+        } catch let error as ServerError {
             throw error
+        } catch {
+            throw ServerError(.storageFailed, "cannot read namespace \(namespace)'s store: \(error)", underlying: error)
         }
+        try destination.complete()
         return Report(bytes: output.bytes, rows: writer.rows, seconds: (ContinuousClock.now - started) / .seconds(1))
     }
 }
