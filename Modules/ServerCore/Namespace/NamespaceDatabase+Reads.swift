@@ -9,6 +9,7 @@ extension NamespaceDatabase {
     /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it,
     ///   `tooBig` when the data there exceeds 256 MB (Firebase's limit for one answer).
     public func read(_ path: TreePath, params: QueryParams = .default, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)
@@ -22,6 +23,7 @@ extension NamespaceDatabase {
     ///
     /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it.
     public func readShallow(_ path: TreePath, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: .default, as: caller)
@@ -35,12 +37,13 @@ extension NamespaceDatabase {
         do {
             return try await store.readShallow(at: path, limit: ServerError.maxReadBytes).node
         } catch {
-            throw Self.readFailure(error)
+            throw readFailure(error)
         }
     }
 
     /// Throws `permissionDenied` unless `caller` may read `path` with `params`.
     public func authorizeRead(_ path: TreePath, params: QueryParams, as caller: Caller) async throws(ServerError) {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)
@@ -73,6 +76,7 @@ extension NamespaceDatabase {
     @discardableResult
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
                        knownHash: String? = nil, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)
