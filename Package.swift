@@ -305,6 +305,7 @@ let package = Package(
             dependencies: [
                 "ServerCore", "SyncProtocol", "CoreTree", "QueryEngine", "SecurityRules", "Persistence", "PersistenceSQLite",
                 "PersistenceLMDB", "PersistenceLevelDB", "ServerStoreConformance", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: tests("ServerCoreTests")
         ),

@@ -28,9 +28,14 @@ enum LMDBFileCheck {
 
     /// Throws when the data file in `directory` exists and is damaged; returns for a sound file
     /// and for a directory with no data file yet (a new environment).
-    static func verify(directory: String) throws {
+    ///
+    /// - Parameter walkingTrees: whether to walk both trees after the meta pages (``LMDBTreeCheck``,
+    ///   a read of the whole file); without, only the meta pages and the file's length are checked.
+    /// - Returns: The pages the newest meta page names (0 when there is no data file).
+    @discardableResult
+    static func verify(directory: String, walkingTrees: Bool = true) throws -> UInt64 {
         let path = (directory as NSString).appendingPathComponent("data.mdb")
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return 0 }
         defer { try? handle.close() }
         let size = try handle.seekToEnd()
         try handle.seek(toOffset: 0)
@@ -56,8 +61,11 @@ enum LMDBFileCheck {
         guard newest.mapSize <= largestMap else {
             throw corrupt("the meta page asks for a map of \(newest.mapSize) bytes")
         }
-        try LMDBTreeCheck.verify(descriptor: handle.fileDescriptor, pageSize: newest.pageSize, lastPage: newest.lastPage,
-                                 free: newest.free, main: newest.main)
+        if walkingTrees {
+            try LMDBTreeCheck.verify(descriptor: handle.fileDescriptor, pageSize: newest.pageSize, lastPage: newest.lastPage,
+                                     free: newest.free, main: newest.main)
+        }
+        return newest.lastPage + 1
     }
 
     /// The meta record of a page, when the page holds a valid one.

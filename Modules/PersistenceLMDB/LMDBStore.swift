@@ -27,6 +27,8 @@ public final class LMDBStore: OrderedKeyValueStore {
     public static let initialMapSize = 64 << 20
 
     private let state: Mutex<LMDBEnvironment?>
+    /// The store's directory.
+    private let directory: String
 
     /// Opens the store in `directory`, creating the directory and the environment if needed.
     ///
@@ -35,8 +37,9 @@ public final class LMDBStore: OrderedKeyValueStore {
     ///   LMDB environment of this version, or another ``StorageError`` when LMDB cannot open them.
     public init(directory: String) throws {
         let lock = try DirectoryLock(directory: directory, backend: LMDBStore.backendName)
+        self.directory = directory
         try LMDBEnvironment.createDataFileIfAbsent(in: directory)
-        try LMDBFileCheck.verify(directory: directory)
+        try LMDBFileCheck.verify(directory: directory, walkingTrees: LMDBStore.walksTreesAtOpen)
         state = Mutex(try LMDBEnvironment(directory: directory, lock: lock))
     }
 
@@ -99,6 +102,36 @@ public final class LMDBStore: OrderedKeyValueStore {
             defer { environment = nil }
             try environment?.close()
         }
+    }
+}
+
+extension LMDBStore: FileCheckingStore {
+    /// Whether opening walks both trees of the data file before LMDB maps it (see the README's
+    /// "Damage on disk": LMDB follows whatever the file says, so a damaged page it reaches can
+    /// crash the process; the walk refuses such a file first).
+    static let walksTreesAtOpen = true
+
+    /// Checks the meta pages and walks both B+trees of the data file with bounds-checked reads
+    /// (``LMDBTreeCheck``), while the store stays in use.
+    ///
+    /// The walk reads the file beside LMDB, without its lock: a commit made meanwhile can reuse
+    /// pages the walk has yet to reach, which then look damaged. Damage found so is checked again
+    /// with the store's lock held (no commit can run); only damage found then is reported.
+    ///
+    /// - Throws: ``StorageError/Code-swift.enum/corrupt`` naming the page and what is wrong with it.
+    public func checkFiles() throws -> String {
+        let pages: UInt64
+        do {
+            pages = try LMDBFileCheck.verify(directory: directory)
+        } catch let error as StorageError where error.code == .corrupt {
+            pages = try state.withLock { environment in
+                guard environment != nil else {
+                    throw StorageError(.closed, "the store was closed during its check", backend: LMDBStore.backendName)
+                }
+                return try LMDBFileCheck.verify(directory: directory)
+            }
+        }
+        return "meta pages and both B+trees walked: \(pages) pages"
     }
 }
 

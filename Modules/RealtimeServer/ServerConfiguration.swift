@@ -62,6 +62,10 @@ public struct ServerConfiguration: Sendable {
     /// The bytes of data (estimated) all open namespaces keep in memory together; the store holds
     /// the rest. Data listeners watch stays in memory beyond it.
     public var cacheBytes: Int = 128 * 1024 * 1024
+    /// Whether each embedded namespace's store is checked as a whole (the backend's file check
+    /// and every row's checksum) in the background after it opens; damage found marks the
+    /// namespace damaged. Opening never waits for the check.
+    public var backgroundStoreCheck = true
     /// The most listens one WebSocket connection may hold.
     public var maxListensPerConnection: Int
     /// The most bytes of onDisconnect writes one WebSocket connection may hold.
@@ -110,9 +114,11 @@ public struct ServerConfiguration: Sendable {
 
     /// What the namespace registry needs of this configuration.
     var namespaceSettings: NamespaceRegistry.Settings {
-        NamespaceRegistry.Settings(
+        var settings = NamespaceRegistry.Settings(
             defaultNamespace: defaultNamespace, dataDirectory: dataDirectory, maxOpenNamespaces: maxOpenNamespaces,
             rulesJSON: rulesJSON, writerRetention: writerRetention, clock: clock, cacheBytes: cacheBytes)
+        settings.backgroundCheck = backgroundStoreCheck
+        return settings
     }
 
     /// `https` when the server speaks TLS, else `http`.

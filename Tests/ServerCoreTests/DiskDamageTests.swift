@@ -9,11 +9,13 @@ import Testing
 import TestSupport
 
 /// Random byte flips in a namespace's files, loaded by a child process (so a crash is an outcome
-/// to count, not the end of the test run): a damaged store is refused, never a crash or a
-/// partial tree.
+/// to count, not the end of the test run), then checked as the server's background check does:
+/// a damaged store is refused when opened or read, or found damaged by the check; never a crash,
+/// never a partial tree the check calls sound.
 @Suite("Damage on disk")
 struct DiskDamageTests {
-    enum Outcome: Hashable { case intact, refused, partial, crashed }
+    /// `detected`: the tree loaded (whole or not) and the whole-store check found the damage.
+    enum Outcome: Hashable { case intact, refused, detected, partial, crashed }
 
     /// Loads the store in `directory` in a child process, without blocking a thread.
     private static func load(_ backend: String, _ directory: String) async throws -> (status: Int32, output: String) {
@@ -90,39 +92,40 @@ struct DiskDamageTests {
             let (status, output) = try await load(backend.name, copy)
             let outcome: Outcome =
                 status != 0 ? .crashed
-                : output == "loaded \(expected)" ? .intact
-                : output.hasPrefix("loaded") ? .partial
-                : .refused
+                : !output.hasPrefix("loaded") ? .refused
+                : !output.hasSuffix("check ok") ? .detected
+                : output == "loaded \(expected) check ok" ? .intact
+                : .partial
             outcomes[outcome, default: 0] += 1
             try? FileManager.default.removeItem(atPath: copy)
         }
-        print("disk damage \(backend.name): \(outcomes[.refused] ?? 0) refused, \(outcomes[.intact] ?? 0) intact, "
-              + "\(outcomes[.partial] ?? 0) partial, \(outcomes[.crashed] ?? 0) crashed of \(rounds)")
+        print("disk damage \(backend.name): \(outcomes[.refused] ?? 0) refused, \(outcomes[.detected] ?? 0) found by the check, "
+              + "\(outcomes[.intact] ?? 0) intact, \(outcomes[.partial] ?? 0) partial, \(outcomes[.crashed] ?? 0) crashed of \(rounds)")
         return outcomes
     }
 
-    @Test("LevelDB: flipped bytes are refused or harmless, never a crash or a partial tree")
+    @Test("LevelDB: flipped bytes are refused, found by the check or harmless; never a crash or an unnoticed partial tree")
     func leveldb() async throws {
         let outcomes = try await Self.run(.leveldb, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
     }
 
-    @Test("SQLite: flipped bytes are refused or harmless, never a crash or a partial tree")
+    @Test("SQLite: flipped bytes are refused, found by the check or harmless; never a crash or an unnoticed partial tree")
     func sqlite() async throws {
         let outcomes = try await Self.run(.sqlite, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
     }
 
-    @Test("LMDB: flipped bytes are refused or harmless, never a crash or a partial tree")
+    @Test("LMDB: flipped bytes are refused, found by the check or harmless; never a crash or an unnoticed partial tree")
     func lmdb() async throws {
         let outcomes = try await Self.run(.lmdb, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) > 0, "the flips did reach data")
+        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
     }
 
     @Test("LMDB: a truncated data file is refused instead of crashing the loader")

@@ -17,7 +17,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rtdb-server",
         abstract: "A self-hosted Firebase Realtime Database server (wire protocol v5 over WebSocket, REST API with streaming).",
-        subcommands: [ImportCommand.self, ExportCommand.self])
+        subcommands: [ImportCommand.self, ExportCommand.self, CheckCommand.self])
 
     @Option(help: ArgumentHelp(
         "A JSON config file of option names and values ({\"port\": 9000, \"exactly-once\": false}); also RTDB_CONFIG. The command line wins over RTDB_<OPTION> environment variables, which win over the file.",
@@ -100,6 +100,10 @@ struct RTDBServerCommand: AsyncParsableCommand {
           help: "Apply writes stamped by this project's clients at most once (the `once` protocol extension); disabled, the server speaks plain Firebase.")
     var exactlyOnce = true
 
+    @Flag(inversion: .prefixedEnableDisable,
+          help: "Check each namespace's store as a whole (the backend's file check, every row's checksum) in the background after it opens; damage found takes the namespace out of service.")
+    var backgroundCheck = true
+
     @Option(help: "Days a namespace remembers a client's stamped writes after its last one.")
     var writerRetentionDays: Double = 30
 
@@ -130,7 +134,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
     static func main() async {
         do {
             let arguments = Array(CommandLine.arguments.dropFirst())
-            // import and export read only their command line (the server's environment and
+            // import, export and check read only their command line (the server's environment and
             // config file hold options they do not have), and are parsed on their own: through
             // this command, the options both have (--data-dir, --backend) would go to it.
             switch arguments.first {
@@ -141,6 +145,10 @@ struct RTDBServerCommand: AsyncParsableCommand {
             case ExportCommand.configuration.commandName:
                 var command = try ExportCommand.parseAsRoot(Array(arguments.dropFirst()))
                 try await (command as? ExportCommand)?.run() ?? command.run()
+                return
+            case CheckCommand.configuration.commandName:
+                var command = try CheckCommand.parseAsRoot(Array(arguments.dropFirst()))
+                try await (command as? CheckCommand)?.run() ?? command.run()
                 return
             default:
                 break
@@ -246,6 +254,7 @@ struct RTDBServerCommand: AsyncParsableCommand {
         if let tlsCert, let tlsKey { configuration.tls = TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey) }
         configuration.webSocketPingInterval = .seconds(wsPingInterval)
         configuration.exactlyOnceWrites = exactlyOnce
+        configuration.backgroundStoreCheck = backgroundCheck
         configuration.writerRetention = .seconds(writerRetentionDays * 24 * 3600)
         configuration.cacheBytes = cacheBytes
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])

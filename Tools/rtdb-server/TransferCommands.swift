@@ -12,7 +12,7 @@ import PostgresServerStore
 import ServerCore
 import Synchronization
 
-/// The options an import and an export share: which namespace, where, on which backend.
+/// The options an import, an export and a check share: which namespace, where, on which backend.
 struct NamespaceLocation: ParsableArguments {
     @Option(help: "The namespace (as in ?ns=).")
     var namespace: String
@@ -28,7 +28,7 @@ struct NamespaceLocation: ParsableArguments {
         do {
             return try StorageBackends([.sqlite, .lmdb, .leveldb]).backend(named: backend)
         } catch {
-            throw ValidationError("--backend must be sqlite, lmdb or leveldb (import and export work on the embedded stores), not \(backend)")
+            throw ValidationError("--backend must be sqlite, lmdb or leveldb (import, export and check work on the embedded stores), not \(backend)")
         }
     }
 }

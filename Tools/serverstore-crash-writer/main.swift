@@ -8,9 +8,10 @@
 //       <directory>.
 //
 //   serverstore-crash-writer load <store> <directory>
-//       Opens the store and loads its tree once, printing `loaded <hash of the tree>` or
-//       `refused <StorageError code>`, and exits 0: a damaged store must be refused, never crash
-//       the process or load partly.
+//       Opens the store, loads its tree once, then checks the whole store as the server's
+//       background check does, printing `loaded <hash of the tree> check ok|damaged|failed` or
+//       `refused <StorageError code>`, and exits 0: a damaged store must be refused or found
+//       damaged by the check, never crash the process or load partly unnoticed.
 import CoreTree
 import Foundation
 import Logging
@@ -28,7 +29,8 @@ if arguments.count == 4, arguments[1] == "load" {
     do {
         let store = try EmbeddedServerStore(store: try backends.open(arguments[2], directory: arguments[3]))
         let root = try await store.load()
-        print("loaded \(root.hash)")
+        let check = (try? await store.check()).map { $0.isSound ? "ok" : "damaged" } ?? "failed"
+        print("loaded \(root.hash) check \(check)")
         try? await store.close()
     } catch let error as StorageError {
         print("refused \(error.code)")

@@ -13,8 +13,8 @@ public enum StoreRecovery {
         public var keptWrites: Int
     }
 
-    /// Opens `backend` in `directory` as a ``StorageEngine``. When the store is corrupt or a record
-    /// in it cannot be read, moves the directory aside (`<directory>.corrupt-<time>`), starts a
+    /// Opens `backend` in `directory` as a ``StorageEngine``, after the backend's whole-file check
+    /// (``FileCheckingStore/checkFiles()``). When the store is corrupt or a record in it cannot be read, moves the directory aside (`<directory>.corrupt-<time>`), starts a
     /// fresh store there and re-queues the writes that were readable.
     ///
     /// Errors that recovery cannot help (the store is in use, a newer format, I/O errors) are thrown.
@@ -24,6 +24,10 @@ public enum StoreRecovery {
         do {
             let store = try backend.open(directory)
             do {
+                // Opening a store checks no more than its headers; a local cache is small, so its
+                // whole files are checked here (a damaged b-tree page can hide queued writes
+                // without any read failing).
+                if let checking = store as? any FileCheckingStore { _ = try checking.checkFiles() }
                 let engine = try StorageEngine(store: store)
                 // Every record must be readable now, not at some later read.
                 _ = try engine.userWrites()

@@ -20,7 +20,7 @@ public final class ChecksummedStore: OrderedKeyValueStore {
 
     /// Whether `key` is stored without a checksum (an array comparison, which checks the length
     /// first: no hashing on the hot path).
-    private func isUnsealed(_ key: [UInt8]) -> Bool { key == unsealedKey }
+    func isUnsealed(_ key: [UInt8]) -> Bool { key == unsealedKey }
 
     /// `value` followed by the checksum of `key` and `value` (little-endian).
     public static func seal(key: [UInt8], value: [UInt8]) -> [UInt8] {

@@ -42,6 +42,10 @@ final class ServerMetrics: NamespaceMetrics {
     /// Data lookups answered from memory, and those loaded from the store.
     private let cacheHits: CoreMetrics.Counter
     private let cacheMisses: CoreMetrics.Counter
+    /// Finished background checks of namespace stores, by result.
+    private let storeChecks: [StoreCheckResult: CoreMetrics.Counter]
+    /// Namespaces marked damaged.
+    private let damagedNamespaces: CoreMetrics.Counter
 
     init() {
         registry = PrometheusCollectorRegistry()
@@ -87,7 +91,17 @@ final class ServerMetrics: NamespaceMetrics {
         cacheEntries = CoreMetrics.Meter(label: "rtdb_cache_entries", factory: factory)
         cacheHits = CoreMetrics.Counter(label: "rtdb_cache_hits_total", factory: factory)
         cacheMisses = CoreMetrics.Counter(label: "rtdb_cache_misses_total", factory: factory)
+        storeChecks = Dictionary(uniqueKeysWithValues: StoreCheckResult.allCases.map {
+            ($0, CoreMetrics.Counter(label: "rtdb_store_checks_total", dimensions: [("result", $0.rawValue)], factory: factory))
+        })
+        damagedNamespaces = CoreMetrics.Counter(label: "rtdb_damaged_namespaces_total", factory: factory)
     }
+
+    /// Counts a finished background check of a namespace's store.
+    func storeChecked(_ result: StoreCheckResult) { storeChecks[result]?.increment() }
+
+    /// Counts a namespace marked damaged.
+    func namespaceDamaged() { damagedNamespaces.increment() }
 
     /// Records what the open namespaces keep resident together.
     func cacheUsage(_ total: CacheBudget.Usage) {

@@ -9,6 +9,7 @@ extension NamespaceDatabase {
     /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it,
     ///   `tooBig` when the data there exceeds 256 MB (Firebase's limit for one answer).
     public func read(_ path: TreePath, params: QueryParams = .default, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)
@@ -22,6 +23,7 @@ extension NamespaceDatabase {
     ///
     /// - Throws: ``ServerError`` `permissionDenied` when the rules do not let `caller` read it.
     public func readShallow(_ path: TreePath, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: .default, as: caller)
@@ -41,7 +43,7 @@ extension NamespaceDatabase {
         do {
             answer = try await store.readShallow(at: path, limit: ServerError.maxReadBytes)
         } catch {
-            throw Self.readFailure(error)
+            throw readFailure(error)
         }
         for child in children {
             guard let key = child.lastKey else { continue }
@@ -54,6 +56,7 @@ extension NamespaceDatabase {
 
     /// Throws `permissionDenied` unless `caller` may read `path` with `params`.
     public func authorizeRead(_ path: TreePath, params: QueryParams, as caller: Caller) async throws(ServerError) {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)
@@ -86,6 +89,7 @@ extension NamespaceDatabase {
     @discardableResult
     public func listen(_ subscriber: any DataSubscriber, path: TreePath, params: QueryParams, tag: Int?,
                        knownHash: String? = nil, as caller: Caller) async throws(ServerError) -> Node {
+        try refuseIfDamaged()
         await startTurn()
         defer { endTurn() }
         try await authorizeInTurn(path, params: params, as: caller)

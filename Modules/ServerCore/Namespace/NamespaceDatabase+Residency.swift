@@ -59,7 +59,7 @@ extension NamespaceDatabase {
             do {
                 stored = try await store.read(at: path, limit: ServerError.maxReadBytes)
             } catch {
-                throw Self.readFailure(error)
+                throw readFailure(error)
             }
             resident.insert(stored, at: path)
         }
@@ -81,7 +81,7 @@ extension NamespaceDatabase {
             if shared != nil { follower.reached(max(start, follower.sequence)) }
         } catch {
             // The held locations stay unloaded; the next turn tries again.
-            throw Self.readFailure(error)
+            throw readFailure(error)
         }
         mustReload = false
         for path in held {
@@ -115,10 +115,13 @@ extension NamespaceDatabase {
         return result
     }
 
-    /// The error an operation gets when the store could not be read.
-    static func readFailure(_ error: any Error) -> ServerError {
+    /// The error an operation gets when the store could not be read (the namespace's damage
+    /// error when the read found damage).
+    nonisolated func readFailure(_ error: any Error) -> ServerError {
         if let error = error as? ServerError { return error }
-        return ServerError(.storageFailed, "The data could not be read from storage.", underlying: error)
+        return storeFailure(error, foundBy: "a read") {
+            ServerError(.storageFailed, "The data could not be read from storage.", underlying: error)
+        }
     }
 
     // MARK: - Rules that read data

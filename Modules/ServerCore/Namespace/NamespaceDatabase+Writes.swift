@@ -19,6 +19,7 @@ extension NamespaceDatabase {
             return
         }
         do {
+            try refuseIfDamaged()
             try NamespaceDatabase.check(operation)
         } catch {
             completion(.failed(error))
@@ -399,8 +400,10 @@ extension NamespaceDatabase {
         let failed = pipeline.failed(group)
         scheduleReload()
         for write in failed { if let stamp = write.stamp { ledger.forget(stamp) } }
-        let reason = (failure as? StorageError)?.summary ?? "the storage failed"
-        let error = ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
+        let error = storeFailure(failure, foundBy: "a commit") {
+            let reason = (failure as? StorageError)?.summary ?? "the storage failed"
+            return ServerError(.storageFailed, "The write could not be stored: \(reason). Nothing was written.", underlying: failure)
+        }
         for write in failed { write.completion(.failed(error)) }
     }
 }

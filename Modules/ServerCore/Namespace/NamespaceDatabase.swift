@@ -70,6 +70,8 @@ public actor NamespaceDatabase {
     var ledger: WriterLedger
     /// Ledger records to remove with the next commit (expired when the namespace opened).
     var ledgerRemovals: [StoreSetting] = []
+    /// Whether the store is known to be damaged, and its background check.
+    package nonisolated let health = NamespaceHealth()
     /// Why the stored rules could not be used when the namespace opened (it then denies everyone
     /// but administrators until new rules are installed).
     public nonisolated let rulesProblemAtOpen: RulesError?
@@ -199,6 +201,7 @@ public actor NamespaceDatabase {
     /// - Throws: ``RulesError`` (with its line and column) when `text` does not compile, or the
     ///   store's error when it cannot be saved; the rules in force stay as they were.
     public func installRules(_ text: String) async throws {
+        try refuseIfDamaged()
         let compiled = try RuleSet(parsing: text)
         if let shared {
             try await commitSettingExclusively(StoreSetting(name: "rules", value: Array(text.utf8)), in: shared)
@@ -213,6 +216,7 @@ public actor NamespaceDatabase {
     /// Waits for writes in flight to become durable, refuses new ones and closes the store.
     public func close() async throws {
         isClosed = true
+        health.closed()
         if pipeline.isRunning {
             await withCheckedContinuation { pipeline.waitUntilIdle($0) }
         }

@@ -27,6 +27,9 @@ package actor NamespaceRegistry {
         package var clock: ServerClock
         /// The bytes every open namespace's resident data may take together (see ``CacheBudget``).
         package var cacheBytes: Int
+        /// Whether each embedded namespace's store is checked as a whole in the background after
+        /// it opens (``NamespaceDatabase/startBackgroundCheck(of:logger:)``).
+        package var backgroundCheck = true
 
         /// Settings for a registry.
         package init(defaultNamespace: String, dataDirectory: String, maxOpenNamespaces: Int, rulesJSON: String?,
@@ -103,14 +106,15 @@ package actor NamespaceRegistry {
             }
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
-            let (stores, rules, logger, writerRetention, metrics, clock, budget) = (
-                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics, configuration.clock, self.budget)
+            let (stores, rules, logger, writerRetention, metrics, clock, budget, backgroundCheck) = (
+                self.stores, configuration.rulesJSON, self.logger, configuration.writerRetention, self.metrics, configuration.clock, self.budget,
+                configuration.backgroundCheck)
             let previousClose = closing[name]
             opening = Task {
                 await previousClose?.value
                 return try await NamespaceRegistry.open(
                     name: name, directory: directory, stores: stores, rules: rules, writerRetention: writerRetention, metrics: metrics,
-                    budget: budget, clock: clock, logger: logger)
+                    budget: budget, clock: clock, backgroundCheck: backgroundCheck, logger: logger)
             }
             entries[name] = Entry(opening: opening, lastUsed: tick)
         }
@@ -195,16 +199,20 @@ package actor NamespaceRegistry {
     }
 
     /// Opens a namespace's store (the store does its blocking work on a thread of its own); no
-    /// data is read until a request needs it.
+    /// data is read until a request needs it. With `backgroundCheck`, an embedded store is then
+    /// checked as a whole in the background while the namespace serves requests.
     private static func open(
         name: String, directory: String, stores: NamespaceStores, rules: String?, writerRetention: Duration, metrics: (any NamespaceMetrics)?,
-        budget: CacheBudget, clock: ServerClock, logger: Logger
+        budget: CacheBudget, clock: ServerClock, backgroundCheck: Bool, logger: Logger
     ) async throws -> NamespaceDatabase {
         do {
             let store: any ServerStore
+            var embedded: EmbeddedServerStore?
             switch stores {
             case .embedded(let backend):
-                store = try await EmbeddedServerStore.open(backend, directory: directory)
+                let opened = try await EmbeddedServerStore.open(backend, directory: directory)
+                embedded = opened
+                store = opened
             case .provided(let provider):
                 store = try await provider.openStore(namespace: name)
             }
@@ -216,6 +224,7 @@ package actor NamespaceRegistry {
                              metadata: ["namespace": "\(name)", "error": "\(problem)"])
             }
             logger.info("opened namespace", metadata: ["namespace": "\(name)", "directory": "\(directory)", "backend": "\(stores.name)"])
+            if backgroundCheck, let embedded { database.startBackgroundCheck(of: embedded, logger: logger) }
             return database
         } catch {
             logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])

@@ -131,6 +131,23 @@ public final class EmbeddedServerStore: ServerStore {
 
     public func close() async throws { try await onThread { try $0.close() } }
 
+    /// Checks the whole store, its backend's files and every row's checksum (``StoreCheck``), on
+    /// a thread of its own at background priority, not on the store's thread: reads and commits
+    /// go on meanwhile. Closing the store ends the check early (it then throws).
+    ///
+    /// - Returns: The report; damage is listed in it, not thrown.
+    /// - Throws: ``Persistence/StorageError`` when the check could not finish (the store closed,
+    ///   an I/O error).
+    public func check() async throws -> StoreCheck.Report {
+        let rows = self.rows
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try StoreCheck.run(rows) }) }
+            thread.name = "rtdb.store.check"
+            thread.qualityOfService = .background
+            thread.start()
+        }
+    }
+
     /// The batch that saves `settings` (an empty value removes one).
     static func batch(saving settings: [StoreSetting]) -> WriteBatch {
         var batch = WriteBatch()

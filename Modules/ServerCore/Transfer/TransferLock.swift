@@ -1,4 +1,4 @@
-/// The data directory's lock, taken by an import or an export for as long as it runs.
+/// The data directory's lock, taken by an import, an export or a check for as long as it runs.
 enum TransferLock {
     /// Locks `dataDirectory`, refusing while a server (or another import or export) holds it.
     ///
