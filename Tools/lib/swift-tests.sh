@@ -30,9 +30,11 @@ SWIFT_TEST=(swift test --skip-build)
 NETWORK_SUITES="RealtimeServerTests|RealtimeDatabaseTests|SyncClientTests|PresenceTests"
 SWIFT_TEST_ENGINE=("${SWIFT_TEST[@]}" --skip "PostgresServerStoreTests|$NETWORK_SUITES")
 # The import-process suite (real rtdb-server imports killed with SIGKILL, minutes of CPU in child
-# processes) runs after them on its own, for the same reason.
-SWIFT_TEST_NETWORK=("${SWIFT_TEST[@]}" --filter "$NETWORK_SUITES" --skip ImportProcessTests)
-SWIFT_TEST_PROCESSES=("${SWIFT_TEST[@]}" --filter ImportProcessTests)
+# processes), the large REST bodies and the export while writing (megabytes parsed, stored and
+# compared in a debug build) run after them on their own, for the same reason.
+HEAVY_SUITES="ImportProcessTests|LargeBodyTests|ExportEndpointTests"
+SWIFT_TEST_NETWORK=("${SWIFT_TEST[@]}" --filter "$NETWORK_SUITES" --skip "$HEAVY_SUITES")
+SWIFT_TEST_PROCESSES=("${SWIFT_TEST[@]}" --filter "$HEAVY_SUITES")
 # The PostgreSQL suite runs on its own after the rest: it drives several server processes,
 # PostgreSQL and 15 clients at once, and on 2 cores that load beside the in-process servers of the
 # other suites starved their 10 s reply timeouts.
