@@ -27,6 +27,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
 # real time. Run together, the first kind held both pool threads for half a minute at a time and
 # the second timed out behind them (seen on main before this split, 7 to 40 failures a run).
 SWIFT_TEST=(swift test --skip-build)
+# CI builds from nothing on 2 cores: without debug information the build takes less (the compiler
+# emits no DWARF, and every test binary and tool links at a fraction of its size). Local runs keep
+# `swift build`'s default, so switching between the two does not rebuild everything; a crash in CI
+# still names its functions, without line numbers.
+SWIFT_BUILD_FLAGS=()
+if [ "${CI:-}" = true ]; then SWIFT_BUILD_FLAGS=(-debug-info-format none); fi
 NETWORK_SUITES="RealtimeServerTests|RealtimeDatabaseTests|SyncClientTests|PresenceTests"
 SWIFT_TEST_ENGINE=("${SWIFT_TEST[@]}" --skip "PostgresServerStoreTests|$NETWORK_SUITES")
 # The import-process suite (real rtdb-server imports killed with SIGKILL, minutes of CPU in child
