@@ -87,9 +87,7 @@ struct ImportCommand: AsyncParsableCommand {
 extension ImportCommand {
     /// Imports into PostgreSQL (``PostgresServerStore/PostgresImport``).
     private func importIntoPostgres(_ url: String) async throws {
-        guard NamespaceRegistry.isValidName(location.namespace) else {
-            throw CommandFailure(description: "Invalid namespace \"\(location.namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-        }
+        try CommandFailure.saying { () throws(ServerError) in try NamespaceRegistry.checkName(location.namespace) }
         var logger = Logger(label: "rtdb-server.import")
         logger.logLevel = .error
         let total = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0

@@ -22,9 +22,7 @@ enum NamespaceExportResponse {
     /// - Throws: ``ServerCore/ServerError`` when the namespace cannot be opened (before anything
     ///   is sent).
     static func make(namespace: String?, registry: NamespaceRegistry, activity: ServerActivity, logger: Logger) async throws -> Response {
-        if let namespace, !namespace.isEmpty, !NamespaceRegistry.isValidName(namespace) {
-            throw ServerError(.invalidArgument, "Invalid namespace \"\(namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-        }
+        if let namespace, !namespace.isEmpty { try NamespaceRegistry.checkName(namespace) }
         let database = try await registry.lease(for: namespace)
         let body = ResponseBody { writer in
             do {

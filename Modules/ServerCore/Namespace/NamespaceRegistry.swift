@@ -75,6 +75,13 @@ package actor NamespaceRegistry {
         self.warnings = warnings
     }
 
+    /// Throws `invalidArgument`, saying what a name may be, unless ``isValidName(_:)``.
+    public static func checkName(_ name: String) throws(ServerError) {
+        guard isValidName(name) else {
+            throw ServerError(.invalidArgument, "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
+        }
+    }
+
     /// Whether `name` can name a namespace: 1 to 63 letters, digits, `-` and `_`, starting with a
     /// letter or digit (it also names a directory).
     package static func isValidName(_ name: String) -> Bool {
@@ -101,9 +108,7 @@ package actor NamespaceRegistry {
         if let existing = entries[name] {
             opening = existing.opening
         } else {
-            guard NamespaceRegistry.isValidName(name) else {
-                throw ServerError(.invalidArgument, "Invalid namespace \"\(name)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-            }
+            try NamespaceRegistry.checkName(name)
             try makeRoom()
             let directory = (configuration.dataDirectory as NSString).appendingPathComponent(name)
             let (stores, rules, logger, writerRetention, metrics, clock, budget, backgroundCheck) = (

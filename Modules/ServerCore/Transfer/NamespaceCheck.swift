@@ -16,17 +16,9 @@ public enum NamespaceCheck {
     ///   exist, `unavailable` while a server uses the data directory, `storageFailed` when the
     ///   store cannot be read for another reason than damage (in use, an I/O error).
     public static func run(namespace: String, dataDirectory: String, backend: StorageBackend) throws(ServerError) -> StoreCheck.Report {
-        guard NamespaceRegistry.isValidName(namespace) else {
-            throw ServerError(.invalidArgument, "Invalid namespace \"\(namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-        }
         let started = ContinuousClock.now
-        let lock = try TransferLock.acquire(dataDirectory, for: "check")
+        let (lock, directories) = try TransferLock.existingNamespace(namespace, in: dataDirectory, for: "check")
         defer { withExtendedLifetime(lock) {} }
-        let directories = NamespaceDirectories(dataDirectory: dataDirectory, namespace: namespace)
-        try directories.recover()
-        guard directories.exists else {
-            throw ServerError(.invalidArgument, "there is no namespace \(namespace) in \(dataDirectory)")
-        }
         let rows: ChecksummedStore
         do {
             rows = try StorageEngine.openSealed(try backend.open(directories.live))

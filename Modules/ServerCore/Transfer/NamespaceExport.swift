@@ -44,17 +44,9 @@ public enum NamespaceExport {
     ///   exist, `unavailable` while a server uses the data directory, `storageFailed` when the
     ///   store cannot be read (damaged rows included) or the output written.
     public static func run(namespace: String, dataDirectory: String, backend: StorageBackend, to file: String?) throws(ServerError) -> Report {
-        guard NamespaceRegistry.isValidName(namespace) else {
-            throw ServerError(.invalidArgument, "Invalid namespace \"\(namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-        }
         let started = ContinuousClock.now
-        let lock = try TransferLock.acquire(dataDirectory, for: "export")
+        let (lock, directories) = try TransferLock.existingNamespace(namespace, in: dataDirectory, for: "export")
         defer { withExtendedLifetime(lock) {} }
-        let directories = NamespaceDirectories(dataDirectory: dataDirectory, namespace: namespace)
-        try directories.recover()
-        guard directories.exists else {
-            throw ServerError(.invalidArgument, "there is no namespace \(namespace) in \(dataDirectory)")
-        }
         let rows: ChecksummedStore
         do {
             rows = try StorageEngine.openSealed(try backend.open(directories.live))

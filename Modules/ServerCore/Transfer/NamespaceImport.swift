@@ -83,9 +83,7 @@ public enum NamespaceImport {
     ///   data directory, `storageFailed` when the file or a store cannot be read or written.
     ///   Nothing changes in the namespace when it throws.
     public static func run(file: String, options: Options, progress: ((Int) -> Void)? = nil) throws(ServerError) -> Report {
-        guard NamespaceRegistry.isValidName(options.namespace) else {
-            throw ServerError(.invalidArgument, "Invalid namespace \"\(options.namespace)\": use 1 to 63 letters, digits, '-' and '_', starting with a letter or digit.")
-        }
+        try NamespaceRegistry.checkName(options.namespace)
         let started = ContinuousClock.now
         let lock = try TransferLock.acquire(options.dataDirectory, for: "import into")
         defer { withExtendedLifetime(lock) {} }
