@@ -72,12 +72,25 @@ struct CrashChecks {
         var totalAcked = 0
         for round in 1...20 {
             let (process, output) = try CrashChecks.launch(["append", suite.backend.name, directory, String(next)])
-            // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
-            usleep(useconds_t(60_000 + random.next() % 200_000))
+            // The writer's progress is the barrier: SIGKILL waits for a random number of acknowledged
+            // appends (0 in some rounds, so a kill can land during open or the first append), however
+            // slowly a loaded machine starts the process. The short delay after it only picks where
+            // in the next append the kill lands.
+            let wanted = Int(random.next() % 24)
+            var seen: Data
+            do {
+                seen = try ProgressBarrier.read(output, untilLines: wanted, startingWith: "acked ")
+            } catch {
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw ConformanceFailure("round \(round): \(error)")
+            }
+            usleep(useconds_t(random.next() % 3_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             try require(process.terminationReason == .uncaughtSignal, "round \(round): the writer exited by itself (status \(process.terminationStatus))")
-            let acked = CrashChecks.ackedIds(output.fileHandleForReading.readDataToEndOfFile())
+            seen.append(output.fileHandleForReading.readDataToEndOfFile())
+            let acked = CrashChecks.ackedIds(seen)
             totalAcked += acked.count
             next = try verifyQueue(directory, acked: acked, round: round) + 1
         }

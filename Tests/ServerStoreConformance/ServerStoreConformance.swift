@@ -360,7 +360,8 @@ public struct ServerStoreConformance: Sendable {
         var random = SplitMix64(seed: 11)
         for round in 1...10 {
             let before = try await countCommits(directory, round: round, reported: 0)
-            let delay = useconds_t(80_000 + random.next() % 150_000)
+            let wanted = Int(random.next() % 16)
+            let delay = useconds_t(random.next() % 3_000)
             let (name, executable) = (self.name, try ServerStoreConformance.crashWriter())
             // The child process is started, waited for and read on a thread of its own.
             let (reason, status, printed) = try await offThePool { () throws -> (Process.TerminationReason, Int32, String) in
@@ -371,11 +372,22 @@ public struct ServerStoreConformance: Sendable {
                 process.standardOutput = output
                 process.standardError = FileHandle.nullDevice
                 try process.run()
-                // A real delay, not a proof: it picks where in the real writer's work SIGKILL lands.
+                // The writer's progress is the barrier (a random number of reported commits, 0 in
+                // some rounds), so a slow machine delays the kill rather than leaving the writer no
+                // time; the short delay after it only picks where in the next commit SIGKILL lands.
+                var seen: Data
+                do {
+                    seen = try ProgressBarrier.read(output, untilLines: wanted, startingWith: "committed ")
+                } catch {
+                    kill(process.processIdentifier, SIGKILL)
+                    process.waitUntilExit()
+                    throw error
+                }
                 usleep(delay)
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                seen.append(output.fileHandleForReading.readDataToEndOfFile())
+                let printed = String(decoding: seen, as: UTF8.self)
                 return (process.terminationReason, process.terminationStatus, printed)
             }
             try expect(reason == .uncaughtSignal, "round \(round): the writer exited by itself (\(status))")
