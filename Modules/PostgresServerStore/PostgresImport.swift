@@ -60,15 +60,22 @@ public enum PostgresImport {
             var reader = JSONStreamReader()
             var bytes = 0
             do {
-                try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in
-                    for try await chunk in handle.readChunks(chunkLength: .mebibytes(1)) {
-                        bytes += chunk.readableBytes
-                        for item in try reader.read(chunk.readableBytesView) { try await rows.add(item) }
-                        try await rows.flushIfFull()
-                        progress(bytes)
+                do {
+                    try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in
+                        for try await chunk in handle.readChunks(chunkLength: .mebibytes(1)) {
+                            bytes += chunk.readableBytes
+                            for item in try reader.read(chunk.readableBytesView) { try await rows.add(item) }
+                            try await rows.flushIfFull()
+                            progress(bytes)
+                        }
                     }
+                    for item in try reader.finish() { try await rows.add(item) }
+                    try await rows.finish()
+                } catch {
+                    // The batch still being sent ends before the transaction rolls back.
+                    await rows.abandon()
+                    throw error
                 }
-                for item in try reader.finish() { try await rows.add(item) }
             } catch let error as CoreTreeError {
                 throw PostgresStoreError("\(file) cannot be imported: \(error.message)", code: .invalidInput, underlying: error)
             } catch let error as PostgresStoreError {
@@ -78,7 +85,6 @@ public enum PostgresImport {
             } catch {
                 throw PostgresStoreError("cannot read \(file): \(error)", underlying: error)
             }
-            try await rows.flush()
             let next = sequence + 1
             try await connection.query("DELETE FROM rtdb_log WHERE namespace = \(namespace)", logger: logger)
             try await connection.query(
@@ -110,6 +116,10 @@ extension PostgresImport {
 }
 
 /// The rows of an import's pieces, sent to PostgreSQL in `COPY` batches.
+///
+/// One batch is sent while the next is read and formatted (the two took turns before: the
+/// importer and PostgreSQL each waited for the other about half of the time); a batch waits for
+/// the one before it, so the rows arrive in order and the connection runs one `COPY` at a time.
 private struct CopyRows {
     let namespace: String
     let serverTime: Int64
@@ -119,6 +129,8 @@ private struct CopyRows {
     private var rows = TreeRows()
     private var pendingBytes = 0
     private(set) var written = 0
+    /// The `COPY` of the batch before, still running.
+    private var sending: Task<Void, any Error>?
 
     init(namespace: String, serverTime: Int64, batchBytes: Int, connection: PostgresConnection, logger: Logger) {
         (self.namespace, self.serverTime, self.batchBytes, self.connection, self.logger) = (namespace, serverTime, batchBytes, connection, logger)
@@ -152,7 +164,25 @@ private struct CopyRows {
         if pendingBytes >= batchBytes { try await flush() }
     }
 
-    /// Sends the rows gathered so far.
+    /// Sends the rows gathered so far and waits until PostgreSQL has them all.
+    mutating func finish() async throws {
+        try await flush()
+        try await waitForSending()
+    }
+
+    /// Waits for the batch being sent, ignoring its failure: the import has already failed.
+    mutating func abandon() async {
+        _ = try? await sending?.value
+        sending = nil
+    }
+
+    private mutating func waitForSending() async throws {
+        let running = sending
+        sending = nil
+        try await running?.value
+    }
+
+    /// Starts sending the rows gathered so far, once the batch before has been sent.
     mutating func flush() async throws {
         guard !rows.paths.isEmpty else { return }
         var buffer = ByteBuffer()
@@ -165,8 +195,12 @@ private struct CopyRows {
             buffer.writeString(CopyText.escaped(rows.values[index]))
             buffer.writeInteger(UInt8(ascii: "\n"))
         }
-        try await connection.copyFrom(table: "rtdb_data", columns: ["namespace", "path", "kind", "value"], logger: logger) { writer in
-            try await writer.write(buffer)
+        try await waitForSending()
+        let (connection, logger) = (self.connection, self.logger)
+        sending = Task {
+            try await connection.copyFrom(table: "rtdb_data", columns: ["namespace", "path", "kind", "value"], logger: logger) { writer in
+                try await writer.write(buffer)
+            }
         }
         written += rows.paths.count
         rows = TreeRows()
@@ -176,6 +210,7 @@ private struct CopyRows {
     /// Deletes the rows at and below `path`, after sending what came before.
     private mutating func delete(at path: TreePath) async throws {
         try await flush()
+        try await waitForSending()
         let (from, to) = TreeRows.belowRange(path)
         try await connection.query("""
             DELETE FROM rtdb_data WHERE namespace = \(namespace)
@@ -185,6 +220,7 @@ private struct CopyRows {
 
     private mutating func delete(ownerPriorityOf owner: TreePath) async throws {
         try await flush()
+        try await waitForSending()
         try await connection.query("""
             DELETE FROM rtdb_data WHERE namespace = \(namespace) AND kind = \(TreeRows.priority) AND path = \(TreeRows.text(owner))
             """, logger: logger)

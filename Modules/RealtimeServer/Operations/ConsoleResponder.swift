@@ -52,7 +52,8 @@ struct ConsoleResponder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return RESTResponder.json(String(decoding: try encoder.encode(value), as: UTF8.self))
+        let text = String(decoding: try encoder.encode(value), as: UTF8.self)
+        return RESTResponder.json(text)
     }
 
     /// One of the console's files: plain names only (no directories, no dot files).
