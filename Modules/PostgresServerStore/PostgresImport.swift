@@ -187,12 +187,15 @@ private struct CopyRows {
         guard !rows.paths.isEmpty else { return }
         var buffer = ByteBuffer()
         buffer.reserveCapacity(pendingBytes + rows.paths.count * 8)
-        let prefix = CopyText.escaped(namespace) + "\t"
+        var prefix = ByteBuffer()
+        CopyText.write(namespace, to: &prefix)
+        prefix.writeInteger(UInt8(ascii: "\t"))
+        let kinds = [TreeRows.leaf: "\t\(TreeRows.leaf)\t", TreeRows.priority: "\t\(TreeRows.priority)\t"]
         for index in rows.paths.indices {
-            buffer.writeString(prefix)
-            buffer.writeString(CopyText.escaped(rows.paths[index]))
-            buffer.writeString("\t\(rows.kinds[index])\t")
-            buffer.writeString(CopyText.escaped(rows.values[index]))
+            buffer.writeImmutableBuffer(prefix)
+            CopyText.write(rows.paths[index], to: &buffer)
+            buffer.writeString(kinds[rows.kinds[index]] ?? "\t\(rows.kinds[index])\t")
+            CopyText.write(rows.values[index], to: &buffer)
             buffer.writeInteger(UInt8(ascii: "\n"))
         }
         try await waitForSending()
@@ -230,19 +233,24 @@ private struct CopyRows {
 /// PostgreSQL's `COPY` text format: a backslash, tab, newline or carriage return in a value is
 /// written as its escape.
 enum CopyText {
-    static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 8)
-        for character in text.unicodeScalars {
-            switch character {
-            case "\\": out += "\\\\"
-            case "\t": out += "\\t"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(character)
+    /// Writes `text` escaped into `buffer`, byte by byte over its UTF-8 (the escaped characters
+    /// are all ASCII, so no multi-byte character is split).
+    static func write(_ text: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else {
+                buffer.writeBytes(bytes)
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case 0x5C: buffer.writeStaticString("\\\\")
+                case 0x09: buffer.writeStaticString("\\t")
+                case 0x0A: buffer.writeStaticString("\\n")
+                case 0x0D: buffer.writeStaticString("\\r")
+                default: buffer.writeInteger(byte)
+                }
             }
         }
-        return out
     }
 }

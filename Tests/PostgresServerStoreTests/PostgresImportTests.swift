@@ -108,5 +108,22 @@ struct PostgresImportTests {
             }
         }
     }
+
+    @Test("text COPY must escape (backslashes, escaped quotes and newlines, tabs) and characters of several bytes arrive unchanged")
+    func awkwardText() async throws {
+        let namespace = TestPostgres.freshNamespace("import-text")
+        let document = #"""
+            {"back\\slash": {"v": "a\\b\\\\c", ".priority": "p\\q"}, "lines": "one\ntwo\r\tthree \"quoted\"",
+             "ünï€😀": {"k": "日本語 \\t not a tab", "n": -1.5e-7}, "plain": true}
+            """#
+        let file = NSTemporaryDirectory() + "rtdb-pg-text-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try Data(document.utf8).write(to: URL(fileURLWithPath: file))
+        try await SharedNamespaceTests.withNodes(1) { servers in
+            let importer = try Self.importer(file, namespace: namespace)
+            #expect(await importer.waitForExit() == 0, "\(importer.output)")
+            #expect(try await Self.served(servers[0], namespace: namespace) == (try Node(jsonString: document)))
+        }
+    }
 }
 }
