@@ -34,6 +34,9 @@ HEADER = re.compile(r"^(?:==)?(?:[^=\s]+==)*(?:ERROR|WARNING): (?P<tool>\w+Sanit
 LEAK = re.compile(r"^(?P<which>Direct|Indirect) leak of \d+ byte\(s\) in \d+ object\(s\) allocated from:")
 FRAME = re.compile(r"^\s*#\d+ (?:0x[0-9a-f]+ in )?(?P<function>.+?)(?: (?P<location>/\S+?:\d+(?::\d+)?))?(?: \(.*\))?\s*$")
 SUMMARY = re.compile(r"^SUMMARY: \w+Sanitizer: ")
+# The Swift runtime's allocation entry points: a leak's first frame is what called them.
+ALLOCATORS = {"swift_slowAlloc", "swift_allocObject", "swift_allocBox", "swift_task_alloc", "malloc", "calloc",
+              "realloc", "posix_memalign", "aligned_alloc", "operator new(unsigned long)"}
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -52,7 +55,8 @@ class Report:
     def first_frame(self):
         for function, location in self.frames:
             # The sanitizer's own frames (interceptors, malloc) say nothing about the report.
-            if "compiler-rt/" in (location or "") or function.startswith(("__interceptor_", "___interceptor_", "__tsan_", "__asan_")):
+            if "compiler-rt/" in (location or "") or function in ALLOCATORS \
+                    or function.startswith(("__interceptor_", "___interceptor_", "__tsan_", "__asan_")):
                 continue
             return function, location
         return self.frames[0] if self.frames else ("?", None)
