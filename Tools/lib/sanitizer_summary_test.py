@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Tests of sanitizer_summary.py against sanitizer report files (testdata/sanitizer/, see
+testdata/README.md).
+
+Usage: python3 Tools/lib/sanitizer_summary_test.py [-v]
+"""
+import contextlib
+import io
+import os
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sanitizer_summary as summary  # noqa: E402  pylint: disable=wrong-import-position
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "sanitizer")
+ROOT = "/root/pkg"
+
+
+def parse(name):
+    return summary.parse(os.path.join(DATA, name))
+
+
+class ParseTests(unittest.TestCase):
+    def test_an_asan_error_is_one_report_of_its_kind_with_its_first_frame_ours(self):
+        [report] = parse("asan.uaf.5705")
+        self.assertEqual(report.kind, "ASan: heap-use-after-free")
+        self.assertEqual(report.first_ours(ROOT), ("main", "Modules/a.c:6:69"))
+
+    def test_each_leak_is_a_report_and_the_allocator_is_not_its_first_frame(self):
+        [report] = parse("asan.leak.6021")
+        self.assertEqual(report.kind, "LSan: direct leak")
+        self.assertEqual(report.first_frame(), ("main", "/root/pkg/Modules/a.c:6:10"))
+
+    def test_a_report_prefixed_with_the_executables_name_is_read(self):
+        [report] = parse("asan.serverstore-crash-writer.26030")
+        self.assertEqual(report.kind, "LSan: direct leak")
+        self.assertEqual(report.first_ours(ROOT), ("async_MainTY2_", "Tools/serverstore-crash-writer/main.swift:33:24"))
+        # swift_slowAlloc and swift_allocObject are skipped: the first frame is what allocated.
+        self.assertTrue(report.first_frame()[0].startswith("$ss22_allocateStringStorage"))
+
+    def test_tsan_frames_without_addresses_and_a_dependencys_frames_are_not_ours(self):
+        ours, theirs = parse("tsan.race.4242")
+        self.assertEqual(ours.kind, "TSan: data race")
+        self.assertEqual(ours.first_ours(ROOT), ("$s4Main7CounterC4bumpyyF", "Modules/Main/Counter.swift:12:15"))
+        self.assertEqual(len(ours.frames), 5)  # both stacks
+        self.assertIsNone(theirs.first_ours(ROOT))  # .build/checkouts is a dependency
+
+
+class MainTests(unittest.TestCase):
+    def test_counts_per_kind_and_exit_status(self):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            status = summary.main([ROOT, DATA])
+        text = output.getvalue()
+        self.assertEqual(status, 1)
+        self.assertIn("Sanitizer reports: 5", text)
+        self.assertIn("      2  TSan: data race", text)
+        self.assertIn("      2  LSan: direct leak", text)
+        self.assertIn("      1  ASan: heap-use-after-free", text)
+        self.assertIn("(no frame in our code)", text)
+
+    def test_no_reports(self):
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output):
+            status = summary.main([ROOT, os.path.join(DATA, "missing")])
+        self.assertEqual(status, 0)
+        self.assertIn("Sanitizer reports: none", output.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
