@@ -259,7 +259,9 @@ public final class RealtimeServer: Service, Sendable {
         let responder = RESTResponder(registry: registry, configuration: configuration, activity: activity, verifier: verifier, logger: logger)
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [RequestDeadlineHandler(timeout: configuration.bodyTimeout)],
+                // The 100 Continue is written nearer the socket than the deadline handler, which
+                // takes any response head passing it for the start of the request's response.
+                additionalChannelHandlers: [ExpectContinueHandler(maxBodyBytes: RESTBody.maxBytes), RequestDeadlineHandler(timeout: configuration.bodyTimeout)],
                 idleTimeout: TimeAmount(configuration.idleTimeout),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes)),

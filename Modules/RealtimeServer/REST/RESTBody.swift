@@ -61,6 +61,9 @@ enum RESTBody {
     ) async throws {
         var reader = reader
         var received = 0
+        // A body announced past the limit is refused before any of it is read (a client that
+        // asked `Expect: 100-continue` was not told to send it).
+        if let announced = request.headers[.contentLength].flatMap(Int.init), announced > maxBytes { throw tooBig }
         do {
             var chunks = request.body.makeAsyncIterator()
             while true {
