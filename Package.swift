@@ -7,6 +7,7 @@ import PackageDescription
 func module(_ name: String) -> String { "Modules/\(name)" }
 func tests(_ name: String) -> String { "Tests/\(name)" }
 func tool(_ name: String) -> String { "Tools/\(name)" }
+func fuzzTarget(_ name: String) -> String { "Tools/fuzz-targets/\(name)" }
 
 let package = Package(
     name: "swift-realtime-database",
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "ServerCore", targets: ["ServerCore"]),
+        .library(name: "RequestParsing", targets: ["RequestParsing"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .library(name: "PostgresServerStore", targets: ["PostgresServerStore"]),
         .library(name: "StorageBench", targets: ["StorageBench"]),
@@ -309,13 +311,26 @@ let package = Package(
             ],
             path: tests("ServerCoreTests")
         ),
+        // What clients send besides the WebSocket protocol, parsed without I/O: REST paths and
+        // query strings (strict percent-decoding, query parameters), compact tokens (header and
+        // claims; the signature is RealtimeServer's). No NIO, so the fuzz targets stay cheap.
+        .target(
+            name: "RequestParsing",
+            dependencies: ["CoreTree", "QueryEngine", "SyncProtocol"],
+            path: module("RequestParsing")
+        ),
+        .testTarget(
+            name: "RequestParsingTests",
+            dependencies: ["RequestParsing", "CoreTree", "QueryEngine"],
+            path: tests("RequestParsingTests")
+        ),
         // How clients reach the database: the WebSocket protocol, REST API and streaming over
         // Hummingbird, auth tokens, TLS, metrics, the console. It links no storage backend; the
         // caller hands in a registry.
         .target(
             name: "RealtimeServer",
             dependencies: [
-                "ServerCore", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                "ServerCore", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules", "RequestParsing",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -426,6 +441,18 @@ let package = Package(
             name: "TestSupport",
             dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             path: tests("TestSupport")),
+        // Fuzz targets (Tools/fuzz): each feeds libFuzzer's bytes to one parser and checks
+        // properties; built normally, each replays the files it is given. They link no NIO.
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: fuzzTarget("FuzzSupport")),
+        // libFuzzer's LLVMFuzzerRunDriver (a header only; the fuzzer runtime is linked by -sanitize=fuzzer).
+        .systemLibrary(name: "CLibFuzzer", path: fuzzTarget("CLibFuzzer")),
+        .executableTarget(name: "fuzz-json", dependencies: ["CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-json")),
+        .executableTarget(name: "fuzz-wire", dependencies: ["SyncProtocol", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-wire")),
+        .executableTarget(
+            name: "fuzz-rest-query", dependencies: ["RequestParsing", "QueryEngine", "FuzzSupport"], path: fuzzTarget("fuzz-rest-query")),
+        .executableTarget(name: "fuzz-rules", dependencies: ["SecurityRules", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rules")),
+        .executableTarget(name: "fuzz-rows", dependencies: ["Persistence", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rows")),
+        .executableTarget(name: "fuzz-token", dependencies: ["RequestParsing", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-token")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",
