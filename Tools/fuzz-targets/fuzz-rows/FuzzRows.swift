@@ -85,7 +85,7 @@ func checkTrackedQuery(_ row: [UInt8]) {
 func checkSealedRow(_ row: [UInt8], flip: Int) {
     guard let first = row.first else { return }
     let keyLength = min(Int(first % 16), row.count - 1)
-    let key = Array(row[1...keyLength])
+    let key = Array(row[1..<(1 + keyLength)])
     let value = Array(row[(keyLength + 1)...])
     let sealed = ChecksummedStore.seal(key: key, value: value)
     do {
