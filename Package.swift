@@ -36,7 +36,10 @@ let package = Package(
         .trait(
             name: "SQLite",
             description: "Links the SQLite persistence backend into RealtimeDatabase as its default. Turn default traits off to link no backend and register LMDB or LevelDB yourself."),
-        .default(enabledTraits: ["SQLite"]),
+        .trait(
+            name: "SwiftCrypto",
+            description: "CoreTree's node hashes use swift-crypto's SHA-1 (faster). Without it CoreTree builds no swift-crypto and hashes with its own SHA-1 (the fuzz build does that)."),
+        .default(enabledTraits: ["SQLite", "SwiftCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -61,12 +64,12 @@ let package = Package(
     targets: [
         .target(
             name: "CoreTree",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"]))],
             path: module("CoreTree")
         ),
         .testTarget(
             name: "CoreTreeTests",
-            dependencies: ["CoreTree", "TestSupport"],
+            dependencies: ["CoreTree", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: tests("CoreTreeTests")
         ),
         .target(
@@ -353,7 +356,7 @@ let package = Package(
             name: "RealtimeServerTests",
             dependencies: [
                 "RealtimeServer", "ServerCore", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
-                "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport",
+                "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport", "RequestParsing",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -3,7 +3,7 @@ import RequestParsing
 import Testing
 
 /// REST paths and query strings are percent-decoded strictly: a URL that does not decode is
-/// refused, never read as another path or value (found by `Tools/fuzz rest-query`).
+/// refused, never read as another path or value (found while writing `Tools/fuzz rest-query`).
 @Suite("REST targets")
 struct RESTTargetTests {
     @Test("The path and the query parameters' names and values are decoded")

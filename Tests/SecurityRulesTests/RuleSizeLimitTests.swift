@@ -3,7 +3,7 @@ import SecurityRules
 import Testing
 
 /// Expressions too long or too deeply nested are refused with a located error instead of
-/// exhausting the stack of the parser or the evaluator (found with `Tools/fuzz rules`).
+/// exhausting the stack of the parser or the evaluator (found while writing `Tools/fuzz rules`).
 @Suite("rule size limits")
 struct RuleSizeLimitTests {
     @Test("Deeply nested parentheses, ! and - are refused", arguments: [

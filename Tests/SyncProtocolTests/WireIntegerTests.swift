@@ -3,7 +3,7 @@ import SyncProtocol
 import Testing
 
 /// Request numbers, query tags and exactly-once sequences are echoed back or compared exactly, so
-/// they are read from their digits, never through a double (found by `Tools/fuzz wire`).
+/// they are read from their digits, never through a double (found while writing `Tools/fuzz wire`).
 @Suite("Wire integers")
 struct WireIntegerTests {
     @Test("A request number past a double's precision is refused, not answered as its neighbour")

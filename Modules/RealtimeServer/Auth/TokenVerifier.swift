@@ -1,5 +1,5 @@
 public import Foundation
-import RequestParsing
+public import RequestParsing
 public import ServerCore
 
 /// Verifies credentials: administrator credentials, and JWTs signed with the server's secret or
