@@ -31,6 +31,17 @@ struct RESTTargetTests {
         }
     }
 
+    @Test("& and = are found as bytes: a combining mark after them does not hide them (found by Tools/fuzz rest-query)")
+    func separatorsFollowedByCombiningMarks() throws {
+        let target = try RESTTarget(rawPath: "/a.json", rawQuery: "a=1&\u{301}b=2&c=\u{301}3")
+        #expect(target.parameters == ["a": "1", "\u{301}b": "2", "c": "\u{301}3"])
+        #expect {
+            _ = try RESTTarget(rawPath: "/a.json", rawQuery: "orderBy=%\u{65E}t")
+        } throws: { error in
+            (error as? RequestError)?.code == .badEncoding
+        }
+    }
+
     @Test("Encoding any text and decoding it gives the text back", arguments: ["", "a b+c", "100%", "é/ü?&=#", "\u{0}\u{1F600}"])
     func encodingRoundTrips(_ text: String) throws {
         #expect(try PercentEncoding.decode(PercentEncoding.encode(text)[...], "text") == text)

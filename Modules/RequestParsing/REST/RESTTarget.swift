@@ -27,11 +27,14 @@ package struct RESTTarget: Sendable, Equatable {
         path = try PercentEncoding.decode(rawPath, "The path")
         parameters = [:]
         guard let rawQuery else { return }
-        for pair in rawQuery.split(separator: "&", omittingEmptySubsequences: true) {
-            let equals = pair.firstIndex(of: "=")
+        // Split on bytes, not characters: a combining mark after "&" or "=" would otherwise form
+        // one grapheme cluster with it, and the split would miss it.
+        for pairBytes in rawQuery.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let pair = Substring(pairBytes)
+            let equals = pair.utf8.firstIndex(of: UInt8(ascii: "="))
             let name = try PercentEncoding.decode(pair[..<(equals ?? pair.endIndex)], "A query parameter's name")
             let value = try equals.map { (equals) throws(RequestError) in
-                try PercentEncoding.decode(pair[pair.index(after: equals)...], "Query parameter \"\(name)\"")
+                try PercentEncoding.decode(pair[pair.utf8.index(after: equals)...], "Query parameter \"\(name)\"")
             } ?? ""
             if parameters[name] == nil { parameters[name] = value }
         }
