@@ -74,7 +74,13 @@ func checkTrackedQuery(_ row: [UInt8]) {
     let encoded = query.encoded()
     do {
         let again = try TrackedQuery.decode(id: 3, encoded)
-        fuzzRequire(again == query, "tracked query \(String(decoding: encoded, as: UTF8.self)) came back different")
+        // The query compares by its canonical identifier: a row without "vf" reads as a query
+        // without an explicit view-from, which the encoding then spells out.
+        fuzzRequire(
+            again.id == query.id && again.lastUse == query.lastUse && again.isComplete == query.isComplete
+                && again.isActive == query.isActive && again.isPinned == query.isPinned && again.query.path == query.query.path
+                && again.query.params.identifier == query.query.params.identifier,
+            "tracked query \(String(decoding: encoded, as: UTF8.self)) came back different")
         fuzzRequire(again.encoded() == encoded, "a tracked query's encoding is not stable: \(String(decoding: encoded, as: UTF8.self))")
     } catch {
         fatalError("the encoding \(String(decoding: encoded, as: UTF8.self)) of a tracked query does not decode: \(error)")
