@@ -454,7 +454,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-rest-query", dependencies: ["RequestParsing", "QueryEngine", "FuzzSupport"], path: fuzzTarget("fuzz-rest-query")),
         .executableTarget(name: "fuzz-rules", dependencies: ["SecurityRules", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rules")),
-        .executableTarget(name: "fuzz-rows", dependencies: ["Persistence", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rows")),
+        .executableTarget(name: "fuzz-rows", dependencies: ["Persistence", "QueryEngine", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rows")),
         .executableTarget(name: "fuzz-token", dependencies: ["RequestParsing", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-token")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(

@@ -1,6 +1,7 @@
 import CoreTree
 import FuzzSupport
 import Persistence
+import QueryEngine
 
 /// Stored-row decoding, shared by every backend (SQLite, LMDB, LevelDB and the embedded server
 /// store all keep `StorageEngine`'s rows behind `ChecksummedStore`). The first byte picks the
