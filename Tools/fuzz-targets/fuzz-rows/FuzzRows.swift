@@ -47,16 +47,16 @@ func checkCacheRow(_ row: [UInt8]) {
 }
 
 func checkWriteRecord(_ row: [UInt8]) {
-    let record: UserWriteRecord
+    let record: Persistence.UserWriteRecord
     do {
-        record = try UserWriteRecord.decode(writeId: 7, row)
+        record = try Persistence.UserWriteRecord.decode(writeId: 7, row)
     } catch {
         requireInvalidRecord(error, "a queued write")
         return
     }
     let encoded = record.encoded()
     do {
-        let again = try UserWriteRecord.decode(writeId: 7, encoded)
+        let again = try Persistence.UserWriteRecord.decode(writeId: 7, encoded)
         fuzzRequire(again == record, "queued write \(String(decoding: encoded, as: UTF8.self)) came back different")
         fuzzRequire(again.encoded() == encoded, "a queued write's encoding is not stable: \(String(decoding: encoded, as: UTF8.self))")
     } catch {
