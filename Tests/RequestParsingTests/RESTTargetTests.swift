@@ -10,7 +10,8 @@ struct RESTTargetTests {
     func decodesPathNamesAndValues() throws {
         let target = try RESTTarget(rawPath: "/caf%C3%A9/a%2Fb.json", rawQuery: "order%42y=%22age%22&x=a+b&x=second&flag&&=v")
         #expect(target.path == "/café/a/b.json")
-        #expect(target.parameters == ["orderBy": "\"age\"", "x": "a+b", "flag": "", "": "v"])
+        let expected: [String: String] = ["orderBy": "\"age\"", "x": "a+b", "flag": "", "": "v"]
+        #expect(target.parameters == expected)
     }
 
     @Test("Bad percent-encoding is refused", arguments: ["/a%ZZ.json", "/a%2.json", "/a%.json", "/a%C3.json", "/%FF%FE.json", "/a%ED%A0%80.json"])
@@ -34,7 +35,8 @@ struct RESTTargetTests {
     @Test("& and = are found as bytes: a combining mark after them does not hide them (found by Tools/fuzz rest-query)")
     func separatorsFollowedByCombiningMarks() throws {
         let target = try RESTTarget(rawPath: "/a.json", rawQuery: "a=1&\u{301}b=2&c=\u{301}3")
-        #expect(target.parameters == ["a": "1", "\u{301}b": "2", "c": "\u{301}3"])
+        let expected: [String: String] = ["a": "1", "\u{301}b": "2", "c": "\u{301}3"]
+        #expect(target.parameters == expected)
         #expect {
             _ = try RESTTarget(rawPath: "/a.json", rawQuery: "orderBy=%\u{65E}t")
         } throws: { error in
