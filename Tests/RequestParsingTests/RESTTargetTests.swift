@@ -51,7 +51,7 @@ struct RESTTargetTests {
 
     @Test("Query parameters give the query, or an invalidParameter error naming the parameter")
     func queryParameters() throws {
-        let params = try RESTQuery.params(["orderBy": "\"$key\"", "startAt": "3,\"k\"", "limitToFirst": "2"])
+        let params = try RESTQuery.params(["orderBy": "\"age\"", "startAt": "3,\"k\"", "limitToFirst": "2"])
         #expect(params.limit == 2)
         #expect {
             _ = try RESTQuery.params(["startAt": "1"])
