@@ -7,6 +7,7 @@ import PackageDescription
 func module(_ name: String) -> String { "Modules/\(name)" }
 func tests(_ name: String) -> String { "Tests/\(name)" }
 func tool(_ name: String) -> String { "Tools/\(name)" }
+func fuzzTarget(_ name: String) -> String { "Tools/fuzz-targets/\(name)" }
 
 let package = Package(
     name: "swift-realtime-database",
@@ -24,6 +25,7 @@ let package = Package(
         .library(name: "SecurityRules", targets: ["SecurityRules"]),
         .library(name: "RealtimeDatabase", targets: ["RealtimeDatabase"]),
         .library(name: "ServerCore", targets: ["ServerCore"]),
+        .library(name: "RequestParsing", targets: ["RequestParsing"]),
         .library(name: "RealtimeServer", targets: ["RealtimeServer"]),
         .library(name: "PostgresServerStore", targets: ["PostgresServerStore"]),
         .library(name: "StorageBench", targets: ["StorageBench"]),
@@ -34,7 +36,10 @@ let package = Package(
         .trait(
             name: "SQLite",
             description: "Links the SQLite persistence backend into RealtimeDatabase as its default. Turn default traits off to link no backend and register LMDB or LevelDB yourself."),
-        .default(enabledTraits: ["SQLite"]),
+        .trait(
+            name: "SwiftCrypto",
+            description: "CoreTree's node hashes use swift-crypto's SHA-1 (faster). Without it CoreTree builds no swift-crypto and hashes with its own SHA-1 (the fuzz build does that)."),
+        .default(enabledTraits: ["SQLite", "SwiftCrypto"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
@@ -59,12 +64,12 @@ let package = Package(
     targets: [
         .target(
             name: "CoreTree",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [.product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"]))],
             path: module("CoreTree")
         ),
         .testTarget(
             name: "CoreTreeTests",
-            dependencies: ["CoreTree", "TestSupport"],
+            dependencies: ["CoreTree", "TestSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: tests("CoreTreeTests")
         ),
         .target(
@@ -309,13 +314,26 @@ let package = Package(
             ],
             path: tests("ServerCoreTests")
         ),
+        // What clients send besides the WebSocket protocol, parsed without I/O: REST paths and
+        // query strings (strict percent-decoding, query parameters), compact tokens (header and
+        // claims; the signature is RealtimeServer's). No NIO, so the fuzz targets stay cheap.
+        .target(
+            name: "RequestParsing",
+            dependencies: ["CoreTree", "QueryEngine", "SyncProtocol"],
+            path: module("RequestParsing")
+        ),
+        .testTarget(
+            name: "RequestParsingTests",
+            dependencies: ["RequestParsing", "CoreTree", "QueryEngine"],
+            path: tests("RequestParsingTests")
+        ),
         // How clients reach the database: the WebSocket protocol, REST API and streaming over
         // Hummingbird, auth tokens, TLS, metrics, the console. It links no storage backend; the
         // caller hands in a registry.
         .target(
             name: "RealtimeServer",
             dependencies: [
-                "ServerCore", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules",
+                "ServerCore", "CoreTree", "QueryEngine", "Persistence", "SyncProtocol", "SecurityRules", "RequestParsing",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -338,7 +356,7 @@ let package = Package(
             name: "RealtimeServerTests",
             dependencies: [
                 "RealtimeServer", "ServerCore", "SyncProtocol", "SyncClient", "CoreTree", "Persistence", "PersistenceSQLite", "PersistenceLMDB",
-                "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport",
+                "PersistenceLevelDB", "PersistenceConformance", "ServerStoreConformance", "TestSupport", "RequestParsing",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -426,6 +444,18 @@ let package = Package(
             name: "TestSupport",
             dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             path: tests("TestSupport")),
+        // Fuzz targets (Tools/fuzz): each feeds libFuzzer's bytes to one parser and checks
+        // properties; built normally, each replays the files it is given. They link no NIO.
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: fuzzTarget("FuzzSupport")),
+        // libFuzzer's LLVMFuzzerRunDriver (a header only; the fuzzer runtime is linked by -sanitize=fuzzer).
+        .systemLibrary(name: "CLibFuzzer", path: fuzzTarget("CLibFuzzer")),
+        .executableTarget(name: "fuzz-json", dependencies: ["CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-json")),
+        .executableTarget(name: "fuzz-wire", dependencies: ["SyncProtocol", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-wire")),
+        .executableTarget(
+            name: "fuzz-rest-query", dependencies: ["RequestParsing", "QueryEngine", "FuzzSupport"], path: fuzzTarget("fuzz-rest-query")),
+        .executableTarget(name: "fuzz-rules", dependencies: ["SecurityRules", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rules")),
+        .executableTarget(name: "fuzz-rows", dependencies: ["Persistence", "QueryEngine", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-rows")),
+        .executableTarget(name: "fuzz-token", dependencies: ["RequestParsing", "CoreTree", "FuzzSupport"], path: fuzzTarget("fuzz-token")),
         .systemLibrary(name: "CMallocInfo", path: tool("CMallocInfo")),
         .executableTarget(
             name: "coretree-benchmark",

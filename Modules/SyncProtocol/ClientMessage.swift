@@ -37,7 +37,7 @@ public enum ClientMessage: Sendable {
             return .control(type: controlType)
         case "d":
             guard let number = envelope.number else {
-                throw ProtocolError(.malformedFrame, "A request needs an integer request number in d.r.")
+                throw ProtocolError(.malformedFrame, "A request needs an integer request number in d.r, written as digits (no fraction or exponent) within ±2^63.")
             }
             guard let action = envelope.action else {
                 return .request(number: number, action: .failure(ProtocolError(.malformedFrame, "A request needs an action in d.a.")))
@@ -92,7 +92,7 @@ public enum ClientMessage: Sendable {
                 switch key {
                 case "t": controlType = try Envelope.string(&reader)
                 case "r":
-                    if try reader.peek() == .number { number = Int(exactly: try reader.readNumber()) } else { try reader.skipValue() }
+                    if try reader.peek() == .number { number = try reader.readWireInteger().flatMap { Int(exactly: $0) } } else { try reader.skipValue() }
                 case "a": action = try Envelope.string(&reader)
                 case "b":
                     if try reader.peek() == .object { body = try RequestBody.read(&reader, action: action) } else { try reader.skipValue() }

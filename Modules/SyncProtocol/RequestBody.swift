@@ -40,10 +40,11 @@ struct RequestBody {
             case "q": try body.readQuery(&reader)
             case "t":
                 if try reader.readNullIfPresent() { continue }
-                if try reader.peek() == .number, let tag = Int(exactly: try reader.readNumber()) {
-                    body.tag = tag
+                if try reader.peek() == .number {
+                    body.tag = try reader.readWireInteger().flatMap { Int(exactly: $0) }
+                    body.tagIsInvalid = body.tag == nil
                 } else {
-                    if try reader.peek() != .number { try reader.skipValue() }
+                    try reader.skipValue()
                     body.tagIsInvalid = true
                 }
             case "h":
@@ -82,8 +83,8 @@ struct RequestBody {
         while let key = try reader.nextKey() {
             switch (key, try reader.peek()) {
             case ("c", .string): client = try reader.readString()
-            case ("s", .number): sequence = Int64(exactly: try reader.readNumber())
-            case ("f", .number): floor = Int64(exactly: try reader.readNumber())
+            case ("s", .number): sequence = try reader.readWireInteger()
+            case ("f", .number): floor = try reader.readWireInteger()
             default: try reader.skipValue()
             }
         }
@@ -162,7 +163,7 @@ struct RequestBody {
     }
 
     func requireTag() throws(ProtocolError) -> Int? {
-        if tagIsInvalid { throw ProtocolError(.invalidArgument, "A query tag (b.t) must be an integer.") }
+        if tagIsInvalid { throw ProtocolError(.invalidArgument, "A query tag (b.t) must be an integer, written as digits within ±2^63.") }
         return tag
     }
 

@@ -104,6 +104,21 @@ struct RESTTests {
         await server.stop()
     }
 
+    @Test("A path or query parameter that does not percent-decode to UTF-8 is a 400 and writes nothing")
+    func badPercentEncoding() async throws {
+        let server = try await TestServer.start()
+        let base = server.baseURL
+        for path in ["/bad%FF.json", "/bad%C3.json", "/bad%ED%A0%80.json"] {
+            let reply = try await http("PUT", base + path, body: "1")
+            #expect(reply.status == 400, "\(path) gave \(reply.status)")
+            #expect(((reply.json as? [String: Any])?["error"] as? String)?.contains("not UTF-8") == true, "\(reply.body)")
+        }
+        let query = try await http("GET", "\(base)/a.json?orderBy=%22%FF%22")
+        #expect(query.status == 400, "\(query.body)")
+        #expect(try await http("GET", "\(base)/.json").body == "null")
+        await server.stop()
+    }
+
     @Test("/.settings/rules.json is admin only: Bearer owner on a loopback server")
     func rulesSettings() async throws {
         let server = try await TestServer.start()

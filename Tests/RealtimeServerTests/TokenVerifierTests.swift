@@ -1,6 +1,7 @@
 import CoreTree
 import Foundation
 import RealtimeServer
+import RequestParsing
 import SyncProtocol
 import Testing
 import TestSupport

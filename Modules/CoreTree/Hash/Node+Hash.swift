@@ -1,4 +1,6 @@
+#if SwiftCrypto
 import Crypto
+#endif
 import Foundation
 
 extension Node {
@@ -14,7 +16,11 @@ extension Node {
     public var hash: String {
         let text = hashText
         if text.isEmpty { return "" }
-        let digest = Insecure.SHA1.hash(data: Array(text.utf8))
+        #if SwiftCrypto
+        let digest = Array(Insecure.SHA1.hash(data: Array(text.utf8)))
+        #else
+        let digest = SHA1.digest(Array(text.utf8))
+        #endif
         return Data(digest).base64EncodedString()
     }
 

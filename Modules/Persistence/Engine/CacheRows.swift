@@ -1,7 +1,7 @@
-import CoreTree
+package import CoreTree
 
 /// Turns server-cache nodes into rows (one per leaf, priorities as `.priority` leaves) and back.
-enum CacheRows {
+package enum CacheRows {
     /// Calls `body` with the path (relative to `node`) and value of every leaf, and of every
     /// priority as a leaf at `.priority`.
     static func forEachLeaf(of node: Node, at path: TreePath = .root, _ body: (TreePath, Node) -> Void) {
@@ -17,7 +17,7 @@ enum CacheRows {
     ///
     /// Strings with nothing to escape, booleans and numbers are written directly (most leaves);
     /// strings that need escapes go through the JSON writer, so the bytes are the same.
-    static func encodeLeaf(_ leaf: Node) -> [UInt8] {
+    package static func encodeLeaf(_ leaf: Node) -> [UInt8] {
         switch leaf.leafValue {
         case .string(let text)?:
             var bytes: [UInt8] = []
@@ -44,9 +44,12 @@ enum CacheRows {
     }
 
     /// The bytes stored for an overflow row: the subtree's JSON with priorities.
-    static func encodeSubtree(_ node: Node) -> [UInt8] { Array(node.jsonString(format: .export).utf8) }
+    package static func encodeSubtree(_ node: Node) -> [UInt8] { Array(node.jsonString(format: .export).utf8) }
 
-    static func decode(_ bytes: [UInt8]) throws -> Node {
+    /// The node a cache row holds (a leaf's JSON, or an overflow row's subtree).
+    ///
+    /// - Throws: ``StorageError`` `invalidRecord` when the row is not valid JSON.
+    package static func decode(_ bytes: [UInt8]) throws -> Node {
         do {
             return try Node(json: bytes)
         } catch {

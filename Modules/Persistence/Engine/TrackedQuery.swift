@@ -30,7 +30,8 @@ public struct TrackedQuery: Sendable, Equatable {
     /// Whether eviction may remove it.
     public var isPrunable: Bool { !isActive && !isPinned }
 
-    func encoded() -> [UInt8] {
+    /// The bytes stored for the query.
+    package func encoded() -> [UInt8] {
         var record = Node.empty
         func set(_ key: ChildKey, _ leaf: LeafValue) { record = record.updatingImmediateChild(key, to: Node(leaf)) }
         set("path", .string(query.path.wireForm))
@@ -42,7 +43,10 @@ public struct TrackedQuery: Sendable, Equatable {
         return Array(record.jsonString(format: .plain).utf8)
     }
 
-    static func decode(id: Int64, _ bytes: [UInt8]) throws -> TrackedQuery {
+    /// The tracked query stored as `bytes` under `id`.
+    ///
+    /// - Throws: ``StorageError`` `invalidRecord` when the bytes are not a tracked query.
+    package static func decode(id: Int64, _ bytes: [UInt8]) throws -> TrackedQuery {
         let record = try? Node(json: bytes)
         func field(_ key: ChildKey) -> LeafValue? { record?.immediateChild(key).leafValue }
         guard case .string(let path)? = field("path"), case .string(let queryText)? = field("query"),

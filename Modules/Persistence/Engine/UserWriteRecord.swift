@@ -50,7 +50,8 @@ public struct UserWriteRecord: Sendable, Equatable {
     // transaction names cannot hold control characters and the JSON writer escapes them, so the
     // separators are unambiguous.
 
-    func encoded() -> [UInt8] {
+    /// The bytes stored for the record.
+    package func encoded() -> [UInt8] {
         var text: String
         switch kind {
         case .overwrite(let node):
@@ -64,7 +65,10 @@ public struct UserWriteRecord: Sendable, Equatable {
         return Array(text.utf8)
     }
 
-    static func decode(writeId: Int64, _ bytes: [UInt8]) throws -> UserWriteRecord {
+    /// The record stored as `bytes` under `writeId`.
+    ///
+    /// - Throws: ``StorageError`` `invalidRecord` when the bytes are not a record.
+    package static func decode(writeId: Int64, _ bytes: [UInt8]) throws -> UserWriteRecord {
         let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         func invalid(_ why: String, underlying: (any Error)? = nil) -> StorageError {
             StorageError(

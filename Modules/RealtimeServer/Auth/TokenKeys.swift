@@ -1,6 +1,7 @@
 import CoreTree
 import Foundation
 import JWTKit
+import RequestParsing
 import ServerCore
 
 /// The keys that verify tokens, each with the one algorithm it verifies, and the rule that picks
@@ -13,12 +14,7 @@ import ServerCore
 /// made here, once, when the keys are loaded.
 struct TokenKeys: Sendable {
     /// Who vouches for a token's claims.
-    enum Source: Sendable {
-        /// The server's shared secret: whoever signs holds an administrator credential.
-        case secret
-        /// An identity provider's key from the JWKS.
-        case identityProvider
-    }
+    typealias Source = TokenSource
 
     /// One key and the algorithm it verifies.
     struct Key: Sendable {

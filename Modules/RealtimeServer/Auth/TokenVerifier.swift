@@ -1,4 +1,5 @@
 public import Foundation
+public import RequestParsing
 public import ServerCore
 
 /// Verifies credentials: administrator credentials, and JWTs signed with the server's secret or
@@ -61,7 +62,8 @@ public final class TokenVerifier: Sendable {
         let token = try CompactToken(credential)
         let key = try keys.key(for: token)
         try key.checkSignature(of: token)
-        let claims = try TokenClaims(token.payload, signedBy: key.source, configuration: configuration, now: clock().timeIntervalSince1970)
+        let claims = try TokenClaims(
+            token.payload, signedBy: key.source, issuer: configuration.issuer, audience: configuration.audience, now: clock().timeIntervalSince1970)
         return .user(auth: claims.authVariable, expires: claims.expires)
     }
 

@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import QueryEngine
+import RequestParsing
 import SecurityRules
 import SyncProtocol
 import ServerCore
@@ -79,7 +80,13 @@ struct RESTResponder: HTTPResponder {
     }
 
     private func handle(_ request: Request, channel: any Channel) async throws -> Response {
-        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { first, _ in first })
+        let target: RESTTarget
+        do throws(RequestError) {
+            target = try RESTTarget(rawPath: request.uri.path[...], rawQuery: request.uri.query?[...])
+        } catch {
+            throw ServerError(.invalidArgument, error.message, underlying: error)
+        }
+        let query = target.parameters
         var method = request.method
         if method == .post, let override = request.headers[HTTPField.Name("X-HTTP-Method-Override")!] ?? query["x-http-method-override"] {
             switch override.uppercased() {
@@ -89,7 +96,7 @@ struct RESTResponder: HTTPResponder {
             default: throw ServerError(.invalidArgument, "X-HTTP-Method-Override must be PUT, PATCH or DELETE, not \(override)")
             }
         }
-        let rawPath = request.uri.path.removingPercentEncoding ?? request.uri.path
+        let rawPath = target.path
         if OperationsResponder.paths.contains(rawPath) {
             let operations = OperationsResponder(
                 configuration: configuration, activity: activity, verifier: verifier, registry: registry, logger: logger)
@@ -149,7 +156,12 @@ struct RESTResponder: HTTPResponder {
 
         switch method {
         case .get:
-            let params = try RESTQuery.params(query)
+            let params: QueryParams
+            do throws(RequestError) {
+                params = try RESTQuery.params(query)
+            } catch {
+                throw ServerError(.invalidArgument, error.message, underlying: error)
+            }
             if RESTResponder.asksForEventStream(request) {
                 try await database.authorizeRead(path, params: params, as: caller)
                 return await stream(database: database, path: path, params: params, caller: caller, channel: channel)

@@ -2,6 +2,7 @@ import CoreTree
 import Foundation
 import Logging
 import QueryEngine
+import RequestParsing
 import SyncProtocol
 import Synchronization
 import ServerCore

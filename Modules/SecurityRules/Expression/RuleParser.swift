@@ -38,9 +38,25 @@ struct RuleParser {
     private var index = 0
     private let kind: RuleKind
     private let wildcards: Set<String>
+    /// How deep the parser is in nested expressions (see ``deepestNesting``).
+    private var nesting = 0
+
+    /// The most tokens one expression may have. A compiled expression is a tree no deeper than
+    /// its tokens are many, and both the parser and the evaluator recurse over it: the limit keeps
+    /// them far inside a thread's stack (a chain of 100,000 `||` would exhaust it).
+    static let maxTokens = 2_000
+    /// The deepest the parser may recurse: each parenthesis, `?:`, bracket or call argument list
+    /// takes two levels, each `!` or `-` one.
+    static let deepestNesting = 128
 
     static func parse(_ source: String, kind: RuleKind, wildcards: Set<String>) throws(RulesError) -> RuleNode {
-        var parser = RuleParser(tokens: try RuleLexer.tokens(source), kind: kind, wildcards: wildcards)
+        let tokens = try RuleLexer.tokens(source)
+        guard tokens.count <= maxTokens + 1 else {
+            throw RulesError(
+                "the expression has more than \(maxTokens) tokens; split the rule over the locations below it, or simplify it",
+                line: 1, column: 1, code: .invalidExpression)
+        }
+        var parser = RuleParser(tokens: tokens, kind: kind, wildcards: wildcards)
         let (node, type) = try parser.expression()
         guard parser.current == .end else {
             throw parser.error("unexpected \(parser.describe(parser.current)) after the end of the expression")
@@ -90,7 +106,17 @@ struct RuleParser {
 
     typealias Typed = (node: RuleNode, type: StaticType)
 
+    /// Goes one level deeper into nested expressions; the caller leaves with `nesting -= 1`.
+    private mutating func enter() throws(RulesError) {
+        nesting += 1
+        guard nesting <= Self.deepestNesting else {
+            throw error("the expression nests deeper than \(Self.deepestNesting) levels (parentheses, !, -, ?:, brackets, calls); simplify it")
+        }
+    }
+
     private mutating func expression() throws(RulesError) -> Typed {
+        try enter()
+        defer { nesting -= 1 }
         let condition = try logicalOr()
         guard accept("?") else { return condition }
         try requireBoolean(condition.type, "the condition of ?:")
@@ -191,6 +217,8 @@ struct RuleParser {
     }
 
     private mutating func unary() throws(RulesError) -> Typed {
+        try enter()
+        defer { nesting -= 1 }
         if accept("!") {
             let operand = try unary()
             try requireBoolean(operand.type, "!")

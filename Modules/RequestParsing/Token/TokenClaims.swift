@@ -1,29 +1,29 @@
-import CoreTree
-import Foundation
+package import CoreTree
+package import Foundation
 
 /// The claims of a token whose signature checked out, read with their types and ranges checked,
 /// and judged against the configuration and the time.
-struct TokenClaims {
+package struct TokenClaims: Sendable {
     /// The latest time a token may name, 9999-12-31T23:59:59Z in seconds since 1970: far past any
     /// real expiry, and small enough that every clock and timer converts it without overflow.
-    static let latestTime: Double = 253_402_300_799
+    package static let latestTime: Double = 253_402_300_799
     /// How far in the future `nbf` and `iat` may be, for clocks that disagree a little.
-    static let allowedClockSkew: Double = 60
+    package static let allowedClockSkew: Double = 60
 
     /// The rules' `uid`.
-    let uid: String
+    package let uid: String
     /// When the token stops being valid (`exp`), if it says.
-    let expires: Date?
+    package let expires: Date?
     /// Every claim, for the rules' `auth.token`.
-    let payload: Node
+    package let payload: Node
 
     /// Reads and checks the claims of `payload`, signed by a key from `source`, at `now`
-    /// (seconds since 1970).
+    /// (seconds since 1970), for a server that requires `issuer` and `audience` when they are set.
     ///
     /// - Throws: ``TokenError``: `invalidClaim` for a time claim that is not a number of seconds
     ///   in `0...latestTime` or an identity claim that is not a non-empty string; `expired`,
     ///   `notYetValid`, `wrongIssuer`, `wrongAudience`, `missingIdentity`, `conflictingIdentity`.
-    init(_ payload: Node, signedBy source: TokenKeys.Source, configuration: AuthConfiguration, now: Double) throws(TokenError) {
+    package init(_ payload: Node, signedBy source: TokenSource, issuer: String?, audience: String?, now: Double) throws(TokenError) {
         let exp = try Self.seconds("exp", in: payload)
         let nbf = try Self.seconds("nbf", in: payload)
         let iat = try Self.seconds("iat", in: payload)
@@ -34,10 +34,10 @@ struct TokenClaims {
         if let iat, iat > now + Self.allowedClockSkew {
             throw TokenError(.notYetValid, "The token was issued in the future (its iat); check the issuer's clock.")
         }
-        if let issuer = configuration.issuer, Self.string("iss", in: payload) != issuer {
+        if let issuer, Self.string("iss", in: payload) != issuer {
             throw TokenError(.wrongIssuer, "The token was issued by someone else (its iss is not this server's issuer).")
         }
-        if let audience = configuration.audience, !Self.audiences(in: payload).contains(audience) {
+        if let audience, !Self.audiences(in: payload).contains(audience) {
             throw TokenError(.wrongAudience, "The token is meant for another audience (its aud does not name this server's).")
         }
         uid = try Self.identity(in: payload, signedBy: source)
@@ -57,7 +57,7 @@ struct TokenClaims {
     ///
     /// Firebase's legacy token generator's `{"v": 0, "d": {"uid": ...}}` form is not read: its
     /// `d.uid` alone names no user here.
-    private static func identity(in payload: Node, signedBy source: TokenKeys.Source) throws(TokenError) -> String {
+    private static func identity(in payload: Node, signedBy source: TokenSource) throws(TokenError) -> String {
         let names = source == .identityProvider ? ["sub"] : ["sub", "uid", "user_id"]
         var found: [(name: String, value: String)] = []
         for name in names {
@@ -113,7 +113,7 @@ struct TokenClaims {
 
     /// The rules' `auth`: `uid`, `provider` (Firebase's `firebase.sign_in_provider`, else a
     /// `provider` claim, else `custom`) and `token` (every claim).
-    var authVariable: Node {
+    package var authVariable: Node {
         func string(_ path: TreePath) -> String? {
             if case .string(let value)? = payload.child(at: path).leafValue { return value }
             return nil

@@ -1,20 +1,22 @@
 import CoreTree
-import Foundation
-import QueryEngine
-import ServerCore
+package import QueryEngine
 
 /// Reads the REST API's query parameters (`orderBy`, `startAt`, `limitToFirst`, …) into
 /// ``QueryEngine/QueryParams``. Values are JSON; a bound may carry a key tie-breaker
 /// (`startAt=3,"key"`), as the JS SDK's REST client sends.
-enum RESTQuery {
-    static let filterNames = ["startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast"]
+package enum RESTQuery {
+    /// The parameters that filter, each of which needs `orderBy`.
+    package static let filterNames = ["startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast"]
 
-    static func params(_ query: [String: String]) throws(ServerError) -> QueryParams {
+    /// The query the parameters ask for (the default query when there are none).
+    ///
+    /// - Throws: ``RequestError`` `invalidParameter` naming the parameter that is not valid.
+    package static func params(_ query: [String: String]) throws(RequestError) -> QueryParams {
         var params = QueryParams()
         let hasFilter = filterNames.contains { query[$0] != nil }
         guard let orderBy = query["orderBy"] else {
             if hasFilter {
-                throw ServerError(.invalidArgument, "orderBy must be defined when other query parameters are defined")
+                throw RequestError(.invalidParameter, "orderBy must be defined when other query parameters are defined")
             }
             return params
         }
@@ -46,19 +48,19 @@ enum RESTQuery {
             if let value = query["limitToLast"] {
                 params = try params.limitedToLast(try limit(value, "limitToLast"))
             }
-        } catch let error as ServerError {
+        } catch let error as RequestError {
             throw error
         } catch let error as QueryError {
-            throw ServerError(.invalidArgument, error.message)
+            throw RequestError(.invalidParameter, error.message, underlying: error)
         } catch {
-            throw ServerError(.invalidArgument, "\(error)")
+            throw RequestError(.invalidParameter, "\(error)", underlying: error)
         }
         return params
     }
 
-    private static func index(_ json: String) throws(ServerError) -> QueryIndex {
+    private static func index(_ json: String) throws(RequestError) -> QueryIndex {
         guard case .string(let name)? = (try? Node(jsonString: json))?.leafValue else {
-            throw ServerError(.invalidArgument, "orderBy must be a JSON string such as \"$key\", \"$value\", \"$priority\" or \"child/path\", not \(json)")
+            throw RequestError(.invalidParameter, "orderBy must be a JSON string such as \"$key\", \"$value\", \"$priority\" or \"child/path\", not \(json)")
         }
         switch name {
         case "$key": return .key
@@ -68,20 +70,20 @@ enum RESTQuery {
             do {
                 return .child(try TreePath(validating: name))
             } catch {
-                throw ServerError(.invalidArgument, "orderBy: \(error.message)")
+                throw RequestError(.invalidParameter, "orderBy: \(error.message)")
             }
         }
     }
 
-    private static func limit(_ text: String, _ name: String) throws(ServerError) -> Int {
+    private static func limit(_ text: String, _ name: String) throws(RequestError) -> Int {
         guard let value = Int(text), value > 0 else {
-            throw ServerError(.invalidArgument, "\(name) must be a positive integer, not \(text)")
+            throw RequestError(.invalidParameter, "\(name) must be a positive integer, not \(text)")
         }
         return value
     }
 
     /// A bound value, and the key after a comma when there is one.
-    private static func boundValue(_ text: String, _ name: String) throws(ServerError) -> (Node, ChildKey?) {
+    private static func boundValue(_ text: String, _ name: String) throws(RequestError) -> (Node, ChildKey?) {
         if let node = try? Node(jsonString: text), node.isEmpty || node.isLeaf { return (node, nil) }
         // `value,"key"`: split at the comma before the last JSON string.
         var search = text.endIndex
@@ -94,6 +96,6 @@ enum RESTQuery {
             }
             search = comma
         }
-        throw ServerError(.invalidArgument, "\(name) must be a JSON string, number, boolean or null (optionally followed by ,\"key\"), not \(text)")
+        throw RequestError(.invalidParameter, "\(name) must be a JSON string, number, boolean or null (optionally followed by ,\"key\"), not \(text)")
     }
 }

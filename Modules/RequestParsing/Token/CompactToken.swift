@@ -1,4 +1,4 @@
-import CoreTree
+package import CoreTree
 
 /// A JWT in the JWS compact form (`header.payload.signature`), split and decoded, nothing
 /// verified yet.
@@ -6,27 +6,27 @@ import CoreTree
 /// The header and the payload are read with CoreTree's JSON parser, and only here: the verifier
 /// picks the key, checks the algorithm and reads the claims from this one reading of the token,
 /// so no second parser can see a different header (a repeated `alg` or `kid`) than the checks did.
-struct CompactToken {
+package struct CompactToken: Sendable {
     /// The longest token accepted, in bytes (16 KiB). Identity-provider tokens are 1 to 3 KB,
     /// Firebase ID tokens with the largest custom claims under 2 KB; anything far longer is refused
     /// before it is decoded.
-    static let maxLength = 16 * 1024
+    package static let maxLength = 16 * 1024
 
     /// The decoded header, a JSON object.
-    let header: Node
+    package let header: Node
     /// The decoded payload (the claims), a JSON object.
-    let payload: Node
+    package let payload: Node
     /// The bytes the signature covers: the first two parts as sent, with the dot between them.
-    let signingInput: ArraySlice<UInt8>
+    package let signingInput: ArraySlice<UInt8>
     /// The decoded signature (empty for an unsigned token).
-    let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// Splits and decodes `text`.
     ///
     /// - Throws: ``TokenError`` `tooLarge` past ``maxLength``, `malformed` when `text` is not
     ///   three base64url parts or the header or payload is not a JSON object.
     /// - Complexity: O(n) in the token's length.
-    init(_ text: String) throws(TokenError) {
+    package init(_ text: String) throws(TokenError) {
         let bytes = Array(text.utf8)
         guard bytes.count <= Self.maxLength else {
             throw TokenError(.tooLarge, "The token is \(bytes.count) bytes long; tokens of at most \(Self.maxLength) bytes are accepted.")
@@ -64,51 +64,12 @@ struct CompactToken {
     /// A string member of the header, `nil` when it is absent.
     ///
     /// - Throws: ``TokenError`` `malformed` when the member is there but is not a string.
-    func headerString(_ name: String) throws(TokenError) -> String? {
+    package func headerString(_ name: String) throws(TokenError) -> String? {
         let member = header.immediateChild(ChildKey(name))
         if member.isEmpty { return nil }
         guard case .string(let value)? = member.leafValue else {
             throw TokenError(.malformed, "The token header's \(name) must be a string.")
         }
         return value
-    }
-}
-
-/// Base64url without padding (RFC 7515 §2), decoded strictly: any other byte, a length no
-/// encoding has, or set bits past the last whole byte make it invalid, so one byte string has one
-/// encoding.
-enum Base64URL {
-    /// The bytes `text` encodes, `nil` when it is not canonical base64url.
-    ///
-    /// - Complexity: O(n).
-    static func decode(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for character in text {
-            guard let value = sextet(character) else { return nil }
-            buffer = (buffer << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
-            }
-        }
-        // Two or four bits left over must be zero (RFC 4648 §3.5).
-        return buffer == 0 ? bytes : nil
-    }
-
-    private static func sextet(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): 62
-        case UInt8(ascii: "_"): 63
-        default: nil
-        }
     }
 }
