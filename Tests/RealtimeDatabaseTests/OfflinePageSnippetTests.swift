@@ -33,7 +33,7 @@ struct OfflinePageSnippetTests {
         OfflinePageSnippets.presenceApp()
 
         // The presence app marks this connection while connected.
-        let connections = try await waitUntil(timeout: .seconds(10)) {
+        let connections = try await waitUntil(timeout: .seconds(60)) {
             (try await server.read("users/morgan/connections", namespace: namespace) as? [String: Any])?.values
                 .contains { $0 as? Bool == true } ?? false
         }
@@ -48,11 +48,15 @@ struct OfflinePageSnippetTests {
         database.goOffline()
         // The server ran the onDisconnect writes: the removal replaced the message, the
         // connection entry is gone, the last-online time is the server's, the cancelled one never ran.
-        #expect(try await waitUntil(timeout: .seconds(10)) {
+        // A bound for a failure only (the server's onDisconnect runs as it sees the socket close);
+        // 10 s ran out once in CI under the socket suites' load.
+        #expect(try await waitUntil(timeout: .seconds(60)) {
             try await server.read("users/morgan/lastOnline", namespace: namespace) is Double
         })
+        let after = Date().timeIntervalSince1970 * 1000
         let lastOnline = try await server.read("users/morgan/lastOnline", namespace: namespace) as? Double ?? 0
-        #expect(abs(lastOnline - before) < 10_000)
+        // The server's time as it ran the onDisconnect: between going offline and seeing it ran.
+        #expect(lastOnline >= before - 1_000 && lastOnline <= after + 1_000, "\(lastOnline) not in [\(before), \(after)]")
         #expect(try await server.read("disconnectmessage", namespace: namespace) == nil)
         #expect(try await server.read("users/morgan/connections", namespace: namespace) == nil)
         #expect(try await server.read("cancelled", namespace: namespace) == nil)

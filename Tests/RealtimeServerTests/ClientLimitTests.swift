@@ -110,7 +110,9 @@ struct NamespaceOpeningTests {
     @Test("While one namespace opens, others answer; its WebSocket is closed with 1013 (try again later) after the handshake timeout; its REST request waits and then succeeds")
     func slowOpen() async throws {
         let server = try await TestServer.start(backend: "gated") { $0.handshakeTimeout = .milliseconds(300) }
-        let waiting = Task { try await http("PUT", "\(server.baseURL)/v.json?ns=slow", body: "1") }
+        // This request waits for the gate, opened only after every check below: its timeout must
+        // outlast them however slowly a loaded machine runs them (20 s did not, once, in CI).
+        let waiting = Task { try await http("PUT", "\(server.baseURL)/v.json?ns=slow", body: "1", timeout: 300) }
         for index in 0..<5 {
             #expect(try await http("PUT", "\(server.baseURL)/v.json?ns=other", body: "\(index)").status == 200)
         }

@@ -18,10 +18,11 @@ struct HTTPReply: Sendable {
 }
 
 /// Sends one HTTP request.
-func http(_ method: String, _ url: String, body: String? = nil, headers: [String: String] = [:]) async throws -> HTTPReply {
+func http(_ method: String, _ url: String, body: String? = nil, headers: [String: String] = [:],
+          timeout: TimeInterval = 20) async throws -> HTTPReply {
     var request = URLRequest(url: URL(string: url)!)
     request.httpMethod = method
-    request.timeoutInterval = 20
+    request.timeoutInterval = timeout
     if let body { request.httpBody = Data(body.utf8) }
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let (data, response) = try await URLSession.shared.data(for: request)
