@@ -118,7 +118,8 @@ public final class RealtimeServer: Service, Sendable {
             settle(.failure(error))
             throw error
         }
-        defer { withExtendedLifetime(lock) {} }
+        // Released once the stores are closed, whoever still holds a reference then.
+        defer { lock.release() }
         let warnings = LimitWarnings(logger: logger)
         let registry = NamespaceRegistry(
             configuration: configuration.namespaceSettings, stores: stores, logger: logger, warnings: warnings, metrics: activity.metrics)

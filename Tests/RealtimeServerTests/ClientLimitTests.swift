@@ -117,9 +117,9 @@ struct NamespaceOpeningTests {
             #expect(try await http("PUT", "\(server.baseURL)/v.json?ns=other", body: "\(index)").status == 200)
         }
         // The upgrade is accepted, then closed with 1013 "try again later" and the reason.
-        let bytes = try await rawWebSocketUpgrade(port: server.port, namespace: "slow")
+        let (bytes, ending) = try await rawWebSocketUpgrade(port: server.port, namespace: "slow")
         let frames = String(decoding: bytes, as: UTF8.self)
-        #expect(frames.hasPrefix("HTTP/1.1 101"), "\(frames)")
+        #expect(frames.hasPrefix("HTTP/1.1 101"), "\(frames) (the read ended: \(ending))")
         #expect(frames.contains("still opening"), "\(frames)")
         let close = try #require(bytes.firstIndex(of: 0x88), "a close frame")
         #expect(close + 3 < bytes.count && Int(bytes[close + 2]) << 8 | Int(bytes[close + 3]) == 1013, "close code 1013")
@@ -132,8 +132,8 @@ struct NamespaceOpeningTests {
     }
 }
 
-/// Sends a WebSocket upgrade on a raw socket and returns what comes back until the server closes.
-private func rawWebSocketUpgrade(port: Int, namespace: String) async throws -> [UInt8] {
+/// Sends a WebSocket upgrade on a raw socket and returns the bytes the server sent for a WebSocket upgrade until its close frame, and how the read ended.
+private func rawWebSocketUpgrade(port: Int, namespace: String) async throws -> (bytes: [UInt8], ending: String) {
     let fd = try connectLoopbackSocket(port: port)
     defer { close(fd) }
     let request = "GET /.ws?ns=\(namespace)&v=5 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
@@ -143,18 +143,25 @@ private func rawWebSocketUpgrade(port: Int, namespace: String) async throws -> [
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(10)
+    let start = clock.now
+    // Only catches a server that never answers: a loaded machine may take its time.
+    let deadline = start + .seconds(120)
+    var ending = "no close frame within 120 s"
     while clock.now < deadline {
         let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         if n > 0 {
             received += buffer[0..<n]
             if let close = received.firstIndex(of: 0x88), close + 1 < received.count,
-               received.count >= close + 2 + Int(received[close + 1] & 0x7F) { break }
+               received.count >= close + 2 + Int(received[close + 1] & 0x7F) {
+                ending = "a close frame"
+                break
+            }
         } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+            ending = n == 0 ? "the server closed the connection" : "recv failed: errno \(errno)"
             break
         } else {
             try await Task.sleep(for: .milliseconds(5))
         }
     }
-    return received
+    return (received, "\(ending) after \(start.duration(to: clock.now))")
 }

@@ -8,7 +8,7 @@ public final class ServerActivity: Sendable {
     private let connections = Atomic<Int>(0)
     private let webSockets = Atomic<Int>(0)
     private let eventStreams = Atomic<Int>(0)
-    private let departures = Mutex<[Int: Departure]>([:])
+    private let departures = Mutex(Departures())
     private let nextDeparture = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
     /// The server-wide cap on queued outbound bytes, and how much of it is in use.
@@ -45,22 +45,43 @@ public final class ServerActivity: Sendable {
     /// Registers how to end a connection at shutdown: `polite` runs when shutdown begins (an
     /// event stream's final event, a WebSocket's close frame), `force` when the shutdown deadline
     /// passes with the connection still open. Returns the key to withdraw it with when it closes.
+    ///
+    /// A connection registered after shutdown began (accepted from the backlog meanwhile) is asked
+    /// to go at once, and one registered after the cut-off is cut off at once: a connection the
+    /// shutdown never saw would otherwise hold the stop until its own timeouts.
     func onShutdown(polite: (@Sendable () -> Void)? = nil, force: (@Sendable () -> Void)? = nil) -> Int {
         let key = nextDeparture.add(1, ordering: .relaxed).newValue
-        departures.withLock { $0[key] = Departure(polite: polite, force: force) }
+        let stage = departures.withLock { departures in
+            if departures.stage != .cutOff {
+                departures.waiting[key] = Departure(polite: departures.stage == .running ? polite : nil, force: force)
+            }
+            return departures.stage
+        }
+        switch stage {
+        case .running:
+            break
+        case .asked:
+            polite?()
+        case .cutOff:
+            polite?()
+            force?()
+        }
         return key
     }
 
     /// Withdraws a registration of ``onShutdown(polite:force:)``.
     func withdraw(_ key: Int) {
-        _ = departures.withLock { $0.removeValue(forKey: key) }
+        _ = departures.withLock { $0.waiting.removeValue(forKey: key) }
     }
 
     /// Asks every long-lived client to go now, and cuts off every connection still open after
     /// `deadline`.
     func beginShutdown(deadline: Duration) {
         shuttingDown.store(true, ordering: .relaxed)
-        let polite = departures.withLock { $0.values.compactMap(\.polite) }
+        let polite = departures.withLock { departures in
+            departures.stage = .asked
+            return departures.waiting.values.compactMap(\.polite)
+        }
         for depart in polite { depart() }
         Task { [self] in
             let start = ContinuousClock.now
@@ -68,8 +89,9 @@ public final class ServerActivity: Sendable {
                 try? await Task.sleep(for: .milliseconds(50))
             }
             let force = departures.withLock { departures in
-                defer { departures = [:] }
-                return departures.values.compactMap(\.force)
+                defer { departures.waiting = [:] }
+                departures.stage = .cutOff
+                return departures.waiting.values.compactMap(\.force)
             }
             for cut in force { cut() }
         }
@@ -78,5 +100,16 @@ public final class ServerActivity: Sendable {
     private struct Departure {
         let polite: (@Sendable () -> Void)?
         let force: (@Sendable () -> Void)?
+    }
+
+    /// Where a shutdown is: not begun, clients asked to go, the rest cut off.
+    private enum ShutdownStage {
+        case running, asked, cutOff
+    }
+
+    /// The registered departures and the shutdown's stage, changed together.
+    private struct Departures {
+        var waiting: [Int: Departure] = [:]
+        var stage = ShutdownStage.running
     }
 }

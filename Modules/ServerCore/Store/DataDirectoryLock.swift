@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,9 +10,10 @@ import Darwin
 
 /// The data directory, checked and held before the server says it listens: it must exist (or be
 /// creatable), be writable, and not be in use by another rtdb-server (an exclusive `flock` on
-/// `.rtdb-server.lock`, released when this process ends, however it ends).
+/// `.rtdb-server.lock`, released by ``release()``, or when this process ends, however it ends).
 package final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
+    private let released = Mutex(false)
 
     /// Checks and locks `path`.
     ///
@@ -61,8 +63,12 @@ package final class DataDirectoryLock: Sendable {
     /// `rtdb-server export`) can ask the server instead.
     package func record(address: String) {
         let text = "\(getpid())\n\(address)\n"
-        _ = ftruncate(descriptor, 0)
-        _ = pwrite(descriptor, text, text.utf8.count, 0)
+        // Under the flag's lock: once released, the number may belong to another file.
+        released.withLock { released in
+            guard !released else { return }
+            _ = ftruncate(descriptor, 0)
+            _ = pwrite(descriptor, text, text.utf8.count, 0)
+        }
     }
 
     /// The address the server holding `path` recorded (``record(address:)``), or `nil` when no
@@ -82,8 +88,19 @@ package final class DataDirectoryLock: Sendable {
         return lines.count >= 2 ? String(lines[1]) : nil
     }
 
+    /// Unlocks the directory now (the first call; later ones do nothing). A server calls it when
+    /// its stores are closed, not when the last reference goes: a connection's task still winding
+    /// down may hold one, and a server started next on the directory found it still locked.
+    package func release() {
+        released.withLock { released in
+            guard !released else { return }
+            released = true
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
+    }
+
     deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        release()
     }
 }
