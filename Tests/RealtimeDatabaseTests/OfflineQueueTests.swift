@@ -102,8 +102,11 @@ struct OfflineQueueTests {
         _ = client.reference()
         var last = -1
         // Settled: the server acknowledged every queued write, so the marker no longer moves.
+        // The count is read off the cooperative pool: the synchronous API waits for the client's
+        // queue, busy draining thousands of acknowledgements, and blocked a pool thread meanwhile
+        // (one of two: every other test in the process slowed to a crawl and timed out).
         let arrived = try await waitUntil(timeout: .seconds(30)) {
-            guard client.pendingWriteCount == 0 else { return false }
+            guard try await offThePool({ client.pendingWriteCount }) == 0 else { return false }
             last = try await server.read("queue/last", namespace: namespace) as? Int ?? -1
             return last >= reported
         }

@@ -25,12 +25,41 @@ struct WritePathIndex: Sendable {
 
     private mutating func remove(_ id: Int64, at keys: ArraySlice<ChildKey>) {
         guard let first = keys.first else {
-            if ids.last == id { ids.removeLast() } else { ids.removeAll { $0 == id } }
+            // Ids are filed in increasing order and mostly leave oldest or newest first.
+            if ids.last == id {
+                ids.removeLast()
+            } else if ids.first == id {
+                ids.removeFirst()
+            } else {
+                ids.removeAll { $0 == id }
+            }
             return
         }
         guard children[first] != nil else { return }
         children[first]!.remove(id, at: keys.dropFirst())
         if children[first]!.isEmpty { children[first] = nil }
+    }
+
+    /// The ids of writes made exactly at `path`, oldest first.
+    func ids(at path: TreePath) -> [Int64] {
+        var node = self
+        for key in path.keys {
+            guard let child = node.children[key] else { return [] }
+            node = child
+        }
+        return node.ids
+    }
+
+    /// The ids of writes made above `path` (at its ancestors, not at `path` itself).
+    func ids(above path: TreePath) -> [Int64] {
+        var found: [Int64] = []
+        var node = self
+        for key in path.keys {
+            found += node.ids
+            guard let child = node.children[key] else { return found }
+            node = child
+        }
+        return found
     }
 
     /// The ids of writes made at `path`, above it, or below it.

@@ -118,14 +118,21 @@ public struct WriteTree: Sendable {
         byPath.remove(writeId, at: removed.path)
         dropSettledIds()
         guard removed.visible else { return false }
-        // Only writes at, above or below the removed one's path can shadow it or share its data.
-        let related = writes(touching: removed.path)
-        var overlaps = false
         // A write below an older write's leaf turned that leaf into an object in the compound
         // write, so it changed data outside its own path: then it is never simply invisible.
-        let belowOlderWrite = related.contains { $0.visible && $0.writeId < writeId && $0.path != removed.path && $0.path.contains(removed.path) }
+        let above = byPath.ids(above: removed.path)
+        let belowOlderWrite = above.contains { $0 < writeId && records[$0]?.visible == true }
+        // Shadowed by a newer visible write at its path or above that covers it: nothing to
+        // rebuild. Found from the newest down, without gathering every write at the path (a
+        // queue of thousands of writes at one path drained in quadratic time).
+        if !belowOlderWrite, isShadowed(removed, candidates: byPath.ids(at: removed.path).reversed())
+            || isShadowed(removed, candidates: above.reversed()) {
+            return false
+        }
+        // Only writes at, above or below the removed one's path can share its data.
+        let related = writes(touching: removed.path)
+        var overlaps = false
         for current in related.reversed() where current.visible {
-            if current.writeId > writeId && current.covers(removed.path) && !belowOlderWrite { return false }
             if removed.path.contains(current.path) || current.overlaps(removed) {
                 // Either we're covering some writes or they're covering part of us (depending
                 // on which came first); the compound write merged them, so rebuild its data at
@@ -149,6 +156,16 @@ public struct WriteTree: Sendable {
             }
         }
         return true
+    }
+
+    /// Whether a visible write among `candidates` (ids, newest first) newer than `removed` covers its path.
+    private func isShadowed(_ removed: UserWriteRecord, candidates: some Sequence<Int64>) -> Bool {
+        for id in candidates {
+            // An older write cannot shadow it.
+            guard id > removed.writeId else { continue }
+            if let current = records[id], current.visible, current.covers(removed.path) { return true }
+        }
+        return false
     }
 
     /// Forgets the ids at the front of `order` whose writes are gone, and compacts it when
