@@ -110,6 +110,13 @@ struct NamespaceOpeningTests {
     @Test("While one namespace opens, others answer; its WebSocket is closed with 1013 (try again later) after the handshake timeout; its REST request waits and then succeeds")
     func slowOpen() async throws {
         let server = try await TestServer.start(backend: "gated") { $0.handshakeTimeout = .milliseconds(300) }
+        // Whatever fails below, the gate opens and the server stops: a store open left waiting
+        // forever kept the server's shutdown, and the test run, from ending.
+        var gateOpened = false
+        defer {
+            if !gateOpened { OpeningGate.open() }
+            Task { await server.stop() }
+        }
         // This request waits for the gate, opened only after every check below: its timeout must
         // outlast them however slowly a loaded machine runs them (20 s did not, once, in CI).
         let waiting = Task { try await http("PUT", "\(server.baseURL)/v.json?ns=slow", body: "1", timeout: 300) }
@@ -126,9 +133,9 @@ struct NamespaceOpeningTests {
         let plain = try await http("GET", "\(server.baseURL)/.ws?ns=slow")
         #expect(plain.status == 503 && plain.header("Retry-After") == "1", "a request without the upgrade hears why too")
         OpeningGate.open()
+        gateOpened = true
         #expect(try await waiting.value.status == 200)
         #expect(try await http("GET", "\(server.baseURL)/v.json?ns=slow").body == "1")
-        await server.stop()
     }
 }
 

@@ -47,10 +47,17 @@ enum EventStreamHead {
         var received = ""
         var buffer = [UInt8](repeating: 0, count: 8192)
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
+        // The bound only catches a server that never answers (10 s ran out once in a loaded run).
+        let deadline = clock.now + .seconds(120)
         while !received.contains("\r\n\r\n") && clock.now < deadline {
             let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if n > 0 { received += String(decoding: buffer[0..<n], as: UTF8.self) } else { try await Task.sleep(for: .milliseconds(5)) }
+            if n > 0 {
+                received += String(decoding: buffer[0..<n], as: UTF8.self)
+            } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
+                break
+            } else {
+                try await Task.sleep(for: .milliseconds(5))
+            }
         }
         return received
     }

@@ -225,8 +225,31 @@ func manyListeners() {
                  baselineRate, rate / baselineRate))
 }
 
+/// An offline queue drained: n writes at one path (a marker written with every item, as an app
+/// does) acknowledged oldest first, for two queue lengths. Linear draining keeps the time per
+/// acknowledgement flat; a scan of every pending write at the path per acknowledgement makes it
+/// grow with n.
+func queueDrain() {
+    let marker = TreePath(keys: ["queue", "last"])
+    var perAck: [(count: Int, seconds: Double)] = []
+    for count in [2_500, 10_000] {
+        let tree = SyncTree(listenProvider: ImmediateListenProvider())
+        deliver(tree.addEventRegistration(CountingRegistration(), for: .default(at: marker)))
+        for index in 0..<count {
+            deliver(try! tree.applyUserOverwrite(path: marker, node: Node(.number(Double(index))), writeId: Int64(index), visible: true, persist: false))
+        }
+        let elapsed = ContinuousClock().measure {
+            for index in 0..<count { deliver(tree.ackUserWrite(writeId: Int64(index), revert: false, persist: false)) }
+        }
+        perAck.append((count, seconds(elapsed) / Double(count)))
+        print(String(format: "%d writes at one path acknowledged oldest first: %.3f s (%.1f µs each)", count, seconds(elapsed), seconds(elapsed) / Double(count) * 1e6))
+    }
+    print(String(format: "  time per acknowledgement at %d writes / at %d writes: %.2fx (1x: linear; %dx: quadratic)",
+                 perAck[1].count, perAck[0].count, perAck[1].seconds / perAck[0].seconds, perAck[1].count / perAck[0].count))
+}
+
 let phases: [(name: String, run: () -> Void)] = [
-    ("wide", wideLocation), ("outside", outsideWindow), ("load", orderByChildLoad), ("listeners", manyListeners),
+    ("wide", wideLocation), ("outside", outsideWindow), ("load", orderByChildLoad), ("listeners", manyListeners), ("queue", queueDrain),
 ]
 let chosen = Set(CommandLine.arguments.dropFirst())
 if let unknown = chosen.first(where: { name in !phases.contains { $0.name == name } }) {
