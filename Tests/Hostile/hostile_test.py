@@ -14,7 +14,7 @@ What this suite covers (one class per area; keep this list up to date when addin
       are refused with 400 by PUT and PATCH and write nothing.
 
   ClosedEventStreamTests (sqlite)
-      300 event streams (GET with Accept: text/event-stream) opened one after another and closed
+      100 event streams (GET with Accept: text/event-stream) opened one after another and closed
       abruptly after their first event (half FIN, half RST via SO_LINGER 0), interleaved with
       256 KB writes (half of them while the stream is still open, so the server has data queued
       for a client that goes away), then 20 x 1 MB writes. RSS may grow < 60 MB over a warm
@@ -639,8 +639,11 @@ class FiniteValuesTests(HostileTestCase):
 
 
 class ClosedEventStreamTests(HostileTestCase):
-    STREAMS = 300
-    WARMUP_STREAMS = 30
+    # The built server's descriptors and survival, black-box. The in-process suite
+    # (EventStreamLifecycleTests) checks the exact counts: no stream left listening, no byte left
+    # queued. 300 streams here took 47 s of CI's time and found nothing 100 do not.
+    STREAMS = 100
+    WARMUP_STREAMS = 10
     VALUE_SIZE = 256 * 1024
     BIG_WRITES = 20
     BIG_SIZE = 1024 * 1024

@@ -8,14 +8,16 @@ struct EventStreamLifecycleTests {
     /// A value of about `bytes` bytes, as a JSON string.
     private static func bigValue(_ bytes: Int) -> String { "\"" + String(repeating: "x", count: bytes) + "\"" }
 
-    @Test("A thousand streams closed by FIN or RST, with a 1 MB write after every batch: none stays listening, nothing stays queued")
+    @Test("Three hundred streams closed by FIN or RST, with a 1 MB write after every batch: none stays listening, nothing stays queued")
     func closedStreamsAreRemoved() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let activity = server.server.activity
         let write = Self.bigValue(1 << 20)
         var highestOpenAfterBatch = 0
-        for batch in 0..<40 {
+        // 12 batches of 25 alternate FIN and RST in both orders; a thousand streams (40 batches)
+        // found nothing more and cost CI a minute of CPU.
+        for batch in 0..<12 {
             var sockets: [EventStreamSocket] = []
             for _ in 0..<25 { sockets.append(try await EventStreamSocket(port: server.port, path: "/s")) }
             #expect(activity.openEventStreams == 25)

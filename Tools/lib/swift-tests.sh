@@ -44,7 +44,7 @@ SWIFT_TEST_ENGINE=("${SWIFT_TEST[@]}" --skip "PostgresServerStoreTests|$NETWORK_
 # The import-process suite (real rtdb-server imports killed with SIGKILL, minutes of CPU in child
 # processes), the large REST bodies and the export while writing (megabytes parsed, stored and
 # compared in a debug build) run after them on their own, for the same reason.
-# So do the thousand event streams closed by FIN or RST (a minute of CPU; beside the socket suites
+# So do the 300 event streams closed by FIN or RST (1,000 took a minute of CPU; beside the socket suites
 # it starved an onDisconnect wait and a REST request's timeout in CI).
 HEAVY_SUITES="ImportProcessTests|LargeBodyTests|ExportEndpointTests|EventStreamLifecycleTests"
 SWIFT_TEST_NETWORK=(env SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$NETWORK_TEST_WIDTH" "${SWIFT_TEST[@]}" --filter "$NETWORK_SUITES" --skip "$HEAVY_SUITES")
