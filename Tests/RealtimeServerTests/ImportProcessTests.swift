@@ -1,5 +1,6 @@
 import CoreTree
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -162,9 +163,14 @@ struct ImportProcessTests {
         defer { try? FileManager.default.removeItem(atPath: file) }
 
         // A writer keeps both counters equal, each pair in one update, until the export is done.
+        // It stops at a flag, not by cancellation: cancelling a task awaiting URLSession's
+        // data(for:) can deadlock corelibs-foundation (the canceller holds the task's status lock
+        // and waits for the session's queue, which waits for that lock to resume the task:
+        // swift-corelibs-foundation#5412). It hung a CI run here.
+        let stop = Atomic(false)
         let writer = Task {
             var count = 0
-            while !Task.isCancelled {
+            while !stop.load(ordering: .relaxed) {
                 count += 1
                 _ = try? await http("PATCH", "http://127.0.0.1:\(server.port)/.json?ns=chat&\(secret)",
                                     body: #"{"aaa/count": \#(count), "zzz/count": \#(count)}"#)
@@ -173,7 +179,7 @@ struct ImportProcessTests {
         }
         let exported = try await Self.run(
             try rtdbServerBinary(), ["export", "--namespace", "chat", "--data-dir", server.directory, "--auth-secret-file", TestTokens.secretFile, file])
-        writer.cancel()
+        stop.store(true, ordering: .relaxed)
         let writes = await writer.value
         #expect(exported.status == 0, "\(exported.errors)")
         let document = try Node(json: Data(contentsOf: URL(fileURLWithPath: file)))

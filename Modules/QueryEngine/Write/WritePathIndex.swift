@@ -4,7 +4,8 @@ import CoreTree
 /// are found in time proportional to the path's depth and the number found, not to the number
 /// of pending writes.
 struct WritePathIndex: Sendable {
-    private var ids: [Int64] = []
+    /// The ids of writes made at this branch's own path, oldest first.
+    private(set) var ids: [Int64] = []
     private var children: [ChildKey: WritePathIndex] = [:]
 
     var isEmpty: Bool { ids.isEmpty && children.isEmpty }
@@ -40,38 +41,23 @@ struct WritePathIndex: Sendable {
         if children[first]!.isEmpty { children[first] = nil }
     }
 
-    /// The ids of writes made exactly at `path`, oldest first.
-    func ids(at path: TreePath) -> [Int64] {
+    /// The ids of writes made above `path` (at its ancestors), and the branch filed at `path`
+    /// itself (`nil` when no write was made at or below it).
+    func lookup(_ path: TreePath) -> (above: [Int64], branch: WritePathIndex?) {
+        var above: [Int64] = []
         var node = self
         for key in path.keys {
-            guard let child = node.children[key] else { return [] }
+            above += node.ids
+            guard let child = node.children[key] else { return (above, nil) }
             node = child
         }
-        return node.ids
-    }
-
-    /// The ids of writes made above `path` (at its ancestors, not at `path` itself).
-    func ids(above path: TreePath) -> [Int64] {
-        var found: [Int64] = []
-        var node = self
-        for key in path.keys {
-            found += node.ids
-            guard let child = node.children[key] else { return found }
-            node = child
-        }
-        return found
+        return (above, node)
     }
 
     /// The ids of writes made at `path`, above it, or below it.
     func ids(touching path: TreePath) -> [Int64] {
-        var found: [Int64] = []
-        var node = self
-        for key in path.keys {
-            found += node.ids
-            guard let child = node.children[key] else { return found }
-            node = child
-        }
-        node.collect(into: &found)
+        var (found, branch) = lookup(path)
+        branch?.collect(into: &found)
         return found
     }
 

@@ -120,12 +120,12 @@ public struct WriteTree: Sendable {
         guard removed.visible else { return false }
         // A write below an older write's leaf turned that leaf into an object in the compound
         // write, so it changed data outside its own path: then it is never simply invisible.
-        let above = byPath.ids(above: removed.path)
+        let (above, branch) = byPath.lookup(removed.path)
         let belowOlderWrite = above.contains { $0 < writeId && records[$0]?.visible == true }
         // Shadowed by a newer visible write at its path or above that covers it: nothing to
         // rebuild. Found from the newest down, without gathering every write at the path (a
         // queue of thousands of writes at one path drained in quadratic time).
-        if !belowOlderWrite, isShadowed(removed, candidates: byPath.ids(at: removed.path).reversed())
+        if !belowOlderWrite, isShadowed(removed, candidates: (branch?.ids ?? []).reversed())
             || isShadowed(removed, candidates: above.reversed()) {
             return false
         }
