@@ -7,6 +7,7 @@ import NIOCore
 import QueryEngine
 import RequestParsing
 import SecurityRules
+import Synchronization
 import SyncProtocol
 import ServerCore
 
@@ -263,12 +264,19 @@ struct RESTResponder: HTTPResponder {
             path: path.description, caller: caller)
         record.update(caller: caller, listens: 1, onDisconnectWrites: 0)
         activity.metrics.listenAdded(.rest)
-        // At shutdown the client hears `retry` (reconnect in a second) in a final event, then the stream ends.
-        let departure = activity.onShutdown(polite: { subscriber.depart() })
+        // The cleanup is in place before the shutdown registration below: registered while a
+        // shutdown is under way, the stream is ended at once, and a termination handler set after
+        // the stream finished would never run.
+        let departure = Mutex(StreamDeparture.pending)
         outbox.onTermination {
             keepAlive.cancel()
             activity.eventStreamClosed()
-            activity.withdraw(departure)
+            let registered = departure.withLock { state -> Int? in
+                defer { state = .ended }
+                if case .registered(let key) = state { return key }
+                return nil
+            }
+            if let registered { activity.withdraw(registered) }
             record.close()
             activity.metrics.listenRemoved(.rest)
             Task {
@@ -276,6 +284,16 @@ struct RESTResponder: HTTPResponder {
                 await registry.release(database)
             }
         }
+        // At shutdown the client hears `retry` (reconnect in a second) in a final event, then the stream ends.
+        // (Registered outside the lock: during a shutdown the polite end runs at once, and with it
+        // the termination handler. A stream that ended first withdraws its registration here.)
+        let key = activity.onShutdown(polite: { subscriber.depart() })
+        let endedFirst = departure.withLock { state in
+            if case .ended = state { return true }
+            state = .registered(key)
+            return false
+        }
+        if endedFirst { activity.withdraw(key) }
         let watcher = ClientGoneHandler { subscriber.close() }
         channel.pipeline.addHandler(watcher, position: .first).whenFailure { _ in subscriber.close() }
         do {
@@ -389,4 +407,14 @@ struct RESTResponder: HTTPResponder {
             headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(string: RawHTTPResponse.errorJSON(error.message))))
     }
+}
+
+/// An event stream's shutdown registration, as its termination handler sees it.
+private enum StreamDeparture {
+    /// Not registered yet.
+    case pending
+    /// Registered under this key.
+    case registered(Int)
+    /// The stream ended; a registration made now is withdrawn at once.
+    case ended
 }
