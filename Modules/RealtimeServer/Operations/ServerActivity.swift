@@ -10,7 +10,6 @@ public final class ServerActivity: Sendable {
     private let eventStreams = Atomic<Int>(0)
     private let departures = Mutex(Departures())
     private let nextDeparture = Atomic<Int>(0)
-    private let shuttingDown = Atomic<Bool>(false)
     /// The server-wide cap on queued outbound bytes, and how much of it is in use.
     public let outbound: OutboundBudget
     /// The WebSockets and event streams open now, with who and what each holds.
@@ -27,7 +26,7 @@ public final class ServerActivity: Sendable {
     /// Open WebSocket connections.
     public var openWebSockets: Int { webSockets.load(ordering: .relaxed) }
     /// Whether a graceful shutdown has begun.
-    public var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+    public var isShuttingDown: Bool { departures.withLock { $0.stage != .running } }
     /// Open REST event streams.
     public var openEventStreams: Int { eventStreams.load(ordering: .relaxed) }
 
@@ -77,7 +76,6 @@ public final class ServerActivity: Sendable {
     /// Asks every long-lived client to go now, and cuts off every connection still open after
     /// `deadline`.
     func beginShutdown(deadline: Duration) {
-        shuttingDown.store(true, ordering: .relaxed)
         let polite = departures.withLock { departures in
             departures.stage = .asked
             return departures.waiting.values.compactMap(\.polite)
