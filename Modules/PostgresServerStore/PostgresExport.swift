@@ -17,6 +17,8 @@ enum PostgresExport {
                     write: ([UInt8]) async throws -> Void) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            // It idles while its reader is slow, and holds no locks (PostgresSessionSettings).
+            try await connection.query("SET LOCAL idle_in_transaction_session_timeout = 0", logger: logger)
             let rows = try await connection.query("""
                 SELECT path, kind, value FROM rtdb_data WHERE namespace = \(namespace)
                 ORDER BY replace(path, '/', chr(1)) COLLATE "C", kind

@@ -45,7 +45,8 @@ public enum PostgresImport {
         batchBytes: Int = 8 << 20, progress: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws -> Report {
         let started = ContinuousClock.now
-        let client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: try PostgresURL.configuration(url, settings: PostgresSessionSettings.keepalives), backgroundLogger: logger)
         let running = Task { await client.run() }
         defer { running.cancel() }
         try await PostgresSchema.migrate(client, logger: logger)

@@ -164,7 +164,9 @@ public final class PostgresServerStore: SharedServerStore {
         try checkOpen()
         try provider.checkReachable("the commit")
         let (namespace, client, logger, retention) = (self.namespace, self.client, self.logger, provider.logRetention)
-        return try await PostgresStoreProvider.bounded("committing to namespace \(namespace)", seconds: 5) {
+        let gate = CommitGate()
+        return try await PostgresStoreProvider.bounded(
+            "committing to namespace \(namespace)", seconds: PostgresSessionSettings.commitSeconds, gate: gate) {
             try await client.withTransaction(logger: logger) { connection in
                 let current = try await PostgresServerStore.number(
                     "SELECT sequence FROM rtdb_namespaces WHERE name = \(namespace) FOR UPDATE", on: connection, logger: logger)
@@ -200,6 +202,7 @@ public final class PostgresServerStore: SharedServerStore {
                 }
                 // Delivered to the other nodes when the transaction commits.
                 try await connection.query("SELECT pg_notify('rtdb_changes', \(namespace))", logger: logger)
+                try gate.enterCommit()
                 return UInt64(next)
             }
         }

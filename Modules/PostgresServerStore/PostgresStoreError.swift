@@ -1,7 +1,8 @@
 public import CoreTree
+public import ServerCore
 
 /// Why the PostgreSQL store failed: a message an operator can act on, and the cause.
-public struct PostgresStoreError: CodedError, CustomStringConvertible, Sendable {
+public struct PostgresStoreError: CodedError, SharedCommitFailure, CustomStringConvertible, Sendable {
     /// The kinds of failure.
     public enum Code: Sendable, Hashable {
         /// PostgreSQL did not answer, or answered with an error.
@@ -10,6 +11,8 @@ public struct PostgresStoreError: CodedError, CustomStringConvertible, Sendable 
         case closed
         /// A URL or stored record could not be read.
         case invalidInput
+        /// A commit was sent and its answer did not come in time: it may have been made.
+        case outcomeUnknown
     }
 
     /// What kind of failure this is.
@@ -26,6 +29,9 @@ public struct PostgresStoreError: CodedError, CustomStringConvertible, Sendable 
         self.message = message
         self.underlying = underlying
     }
+
+    /// Whether a failed commit may still have been made (``Code/outcomeUnknown``).
+    public var mayHaveCommitted: Bool { code == .outcomeUnknown }
 
     public var description: String {
         guard let underlying else { return message }

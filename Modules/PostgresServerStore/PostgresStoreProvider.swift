@@ -40,7 +40,7 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     /// - Throws: ``PostgresStoreError`` when the URL is malformed. Nothing connects until
     ///   ``prepare()`` or the first namespace opens.
     public init(url: String, logger: Logger, logRetention: Int = 10_000, pollInterval: Duration = .seconds(1)) throws {
-        client = PostgresClient(configuration: try PostgresURL.configuration(url), backgroundLogger: logger)
+        client = PostgresClient(configuration: try PostgresURL.configuration(url, settings: PostgresSessionSettings.node), backgroundLogger: logger)
         self.logger = logger
         self.logRetention = Int64(max(logRetention, 1))
         self.pollInterval = pollInterval
@@ -112,7 +112,9 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     public func claimOrphanedOnDisconnects() async throws -> [OrphanedOnDisconnect] {
         try checkReachable("claiming orphaned onDisconnect writes")
         let (client, logger) = (self.client, self.logger)
-        let claimed = try await PostgresStoreProvider.bounded("claiming orphaned onDisconnect writes", seconds: 5) {
+        // Rows claimed by a transaction that commits after this gave up would be run by no one.
+        let gate = CommitGate()
+        let claimed = try await PostgresStoreProvider.bounded("claiming orphaned onDisconnect writes", seconds: 5, gate: gate) {
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("DELETE FROM rtdb_nodes WHERE lease_until < now()", logger: logger)
                 // Rows of nodes without a lease: DELETE ... RETURNING hands each to one claimant.
@@ -124,6 +126,7 @@ public final class PostgresStoreProvider: ServerStoreProvider {
                     """, logger: logger).decode((String, String).self) {
                     rows.append(row)
                 }
+                try gate.enterCommit()
                 return rows
             }
         }
@@ -212,8 +215,12 @@ public final class PostgresStoreProvider: ServerStoreProvider {
     ///
     /// The work runs in a task of its own that is cancelled, not awaited, when time runs out: a
     /// task group would wait for it, and a request stuck in the pool after PostgreSQL restarted
-    /// once held a node's shutdown forever that way.
-    static func bounded<T: Sendable>(_ what: String, seconds: Int = 10, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// once held a node's shutdown forever that way. A transaction that writes passes a `gate`
+    /// and calls ``CommitGate/enterCommit()`` before it commits, so that once this has failed it
+    /// rolls back instead of committing later; if time runs out after its `COMMIT` was sent, the
+    /// error says the outcome is unknown (``PostgresStoreError/Code/outcomeUnknown``).
+    static func bounded<T: Sendable>(_ what: String, seconds: Int = 10, gate: CommitGate? = nil,
+                                     _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         // The first of the work, its deadline and the caller's cancellation to finish settles it.
         let race = OneShot<T, PostgresStoreError>()
         let worker = Task {
@@ -225,14 +232,21 @@ public final class PostgresStoreProvider: ServerStoreProvider {
                 race.settle(.failure(PostgresStoreError("PostgreSQL failed while \(what).", underlying: error)))
             }
         }
+        /// The failure when the work is given up for `reason`.
+        @Sendable func givenUp(_ reason: String) -> PostgresStoreError {
+            if let gate, !gate.abandon() {
+                return PostgresStoreError("\(reason) while \(what), after the commit was sent: it may have been made", code: .outcomeUnknown)
+            }
+            return PostgresStoreError("\(reason) while \(what).")
+        }
         let timer = Task {
             try? await Task.sleep(for: .seconds(seconds))
-            race.settle(.failure(PostgresStoreError("PostgreSQL did not answer within \(seconds) s while \(what).")))
+            race.settle(.failure(givenUp("PostgreSQL did not answer within \(seconds) s")))
         }
         let result = await withTaskCancellationHandler {
             await race.result()
         } onCancel: {
-            race.settle(.failure(PostgresStoreError("Cancelled while \(what).")))
+            race.settle(.failure(givenUp("Cancelled")))
         }
         worker.cancel()
         timer.cancel()

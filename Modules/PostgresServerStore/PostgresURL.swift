@@ -3,10 +3,11 @@ import PostgresNIO
 
 /// A `postgres://user:password@host:port/database` URL as postgres-nio's client configuration.
 enum PostgresURL {
-    /// The configuration `url` names (TLS off unless `sslmode=require`).
+    /// The configuration `url` names (TLS off unless `sslmode=require`), its sessions started
+    /// with `settings` (``PostgresSessionSettings``).
     ///
     /// - Throws: ``PostgresStoreError`` naming what is wrong with the URL.
-    static func configuration(_ url: String) throws(PostgresStoreError) -> PostgresClient.Configuration {
+    static func configuration(_ url: String, settings: [(String, String)]) throws(PostgresStoreError) -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
             throw PostgresStoreError("The PostgreSQL URL must look like postgres://user:password@host:5432/database, not \(redacted(url)).", code: .invalidInput)
         }
@@ -22,6 +23,7 @@ enum PostgresURL {
             tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.maximumConnections = 16
+        configuration.options.additionalStartupParameters = settings
         return configuration
     }
 

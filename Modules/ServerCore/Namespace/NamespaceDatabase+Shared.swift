@@ -55,8 +55,10 @@ extension NamespaceDatabase {
                     write.completion?(.committed(value: write.value))
                 }
             } catch {
+                let outcome = (error as? any SharedCommitFailure)?.mayHaveCommitted == true
+                    ? "It may have been written; the data will show it" : "Nothing was written"
                 let failure = ServerError(
-                    .storageFailed, "The write could not be committed to the shared store: \(SharedLog.summary(of: error)). Nothing was written.",
+                    .storageFailed, "The write could not be committed to the shared store: \(SharedLog.summary(of: error)). \(outcome).",
                     underlying: error)
                 if decisions.taken {
                     let failed = follower.takeDecided()

@@ -31,7 +31,8 @@ public protocol SharedServerStore: ServerStore {
     /// - Returns: the sequence number the node is at afterwards (its new entry's, or the last
     ///   one handed to `decide` when it returned `nil`).
     /// - Throws: the store's error when the commit fails or cannot be made (the database is
-    ///   unreachable, say); nothing of `decide`'s result was committed then.
+    ///   unreachable, say); nothing of `decide`'s result was committed then, unless the error is a
+    ///   ``SharedCommitFailure`` that says it may have been (its answer was lost).
     func commitExclusively(
         after sequence: UInt64,
         _ decide: @escaping @Sendable ([SharedLogEntry]?) async throws -> SharedCommit?
@@ -63,6 +64,14 @@ public struct HeldWrite: Sendable {
         self.operation = operation
         self.caller = caller
     }
+}
+
+/// An error of a ``SharedServerStore`` that knows whether the commit it failed may still have
+/// been made: the commit was sent and its answer never came. The node catches up from the log
+/// either way; the writer is told the write may have been made.
+public protocol SharedCommitFailure: Error {
+    /// Whether the commit may have been made after all.
+    var mayHaveCommitted: Bool { get }
 }
 
 /// The onDisconnect writes of a connection whose node died, claimed by this node to run once.
