@@ -48,6 +48,20 @@ class ParseTests(unittest.TestCase):
         self.assertIsNone(theirs.first_ours(ROOT))  # .build/checkouts is a dependency
 
 
+class MutexTests(unittest.TestCase):
+    def test_both_accesses_inside_withLock_on_one_state_are_explained(self):
+        [report] = parse("tsan.mutex-probe.4343")
+        self.assertEqual(report.kind, "TSan: Swift access race")
+        self.assertEqual(len(report.accesses), 2)
+        names = summary.demangle([f for frames in report.accesses for f, _ in frames[:3]], simplified=False)
+        self.assertEqual(report.mutex_state(names), "Swift.Int")
+
+    def test_a_race_outside_a_mutex_body_is_not_explained(self):
+        for report in parse("tsan.race.4242"):
+            self.assertEqual(len(report.accesses), 2)
+            self.assertIsNone(report.mutex_state({}))
+
+
 class MainTests(unittest.TestCase):
     def test_counts_per_kind_and_exit_status(self):
         output = io.StringIO()
@@ -55,7 +69,10 @@ class MainTests(unittest.TestCase):
             status = summary.main([ROOT, DATA])
         text = output.getvalue()
         self.assertEqual(status, 1)
-        self.assertIn("Sanitizer reports: 5", text)
+        self.assertIn("Sanitizer reports: 6", text)
+        self.assertIn("      1  TSan: Swift access race", text)
+        self.assertIn("why:   both accesses inside Mutex.withLock on one Swift.Int", text)
+        self.assertIn("Explained: 1 of 6", text)
         self.assertIn("      2  TSan: data race", text)
         self.assertIn("      2  LSan: direct leak", text)
         self.assertIn("      1  ASan: heap-use-after-free", text)
