@@ -31,8 +31,11 @@ struct JSONStreamReaderUpdateTests {
             var written: [(name: String, json: String)] = []
             for _ in 0..<Int.random(in: 0...6, using: &random) {
                 let name = random.pick(["a", "a/b", "rooms/r1/messages", "x/y/z", "n1", ".priority"])
+                // A `.priority` member holds a priority (anything else is refused: see `refused`).
                 let value = random.pick([0, 1, 2]) == 0
                     ? "null"
+                    : name == ".priority"
+                    ? random.pick(["1.5", #""p""#, "-3", #"{".sv": "timestamp"}"#])
                     : Gen.node(depth: Int.random(in: 0...4, using: &random), maxWidth: 6, validKeys: true, using: &random)
                         .jsonString(format: random.pick([JSONFormat.export, .plain]))
                 written.append((name, value))
@@ -54,6 +57,15 @@ struct JSONStreamReaderUpdateTests {
         }
     }
 
+    @Test("a .priority member holds a number, a string, a server value or null")
+    func priorityMembers() throws {
+        var random = SplitMix64(seed: 4)
+        let members = try Self.members(#"{".priority": 5, "a/.priority": "x", "b/.priority": null, "c/.priority": {".sv": "timestamp"}}"#,
+                                       subtreeBytes: 1, maxChunk: 3, using: &random)
+        #expect(members.map(\.name) == [".priority", "a/.priority", "b/.priority", "c/.priority"])
+        #expect(members[0].node == Node(.number(5)) && members[1].node == Node(.string("x")) && members[2].node.isEmpty)
+    }
+
     @Test("a null member is a removal, also among large ones")
     func nulls() throws {
         var random = SplitMix64(seed: 1)
@@ -68,6 +80,10 @@ struct JSONStreamReaderUpdateTests {
         ("  5", .invalidValue, 2),
         (#"{"a": 1, "b#c": 2}"#, .invalidPath, 9),
         (#"{"a": 1, "b[": 2}"#, .invalidPath, 9),
+        // Found by fuzz-json: a priority that is not one was accepted, and the write removed the priority there.
+        (#"{".priority": true}"#, .invalidPriority, 14),
+        (#"{"a": 1, "a/.priority": {"k": 1}}"#, .invalidPriority, 24),
+        (#"{"a/.priority": [1]}"#, .invalidPriority, 16),
     ] as [(String, CoreTreeError.Code, Int)])
     func refused(_ text: String, code: CoreTreeError.Code, byte: Int) throws {
         for subtreeBytes in [1, 1 << 20] {

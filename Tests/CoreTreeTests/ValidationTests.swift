@@ -8,6 +8,20 @@ struct ValidationTests {
         ".", "#", "$", "[", "]", "/", "a.b", "a#", "$a", "[0]", "a/b", "\u{0}", "\u{1}", "a\u{1F}b", "\n", "\u{7F}", "x\u{7F}", "",
     ]
 
+    @Test("a write to a .priority path takes a number, a string, a server value or nothing; anything else is refused, not read as removing the priority")
+    func priorityPathWrites() throws {
+        for valid in [num(5), Node(.string("b")), Node.empty, try Node(json: Array(#"{".sv":"timestamp"}"#.utf8))] {
+            try Validation.validateWrite(valid, at: "a/.priority")
+            try Validation.validateUpdate([(path: ".priority", node: valid)], at: "a")
+        }
+        // fuzz-json found an update `{".priority": true}` accepted, which then removed the priority there.
+        for invalid in [Node(.bool(true)), tree(["k": num(1)]), Node(.number(1), priority: .number(2))] {
+            let error = expectCoreTreeError(.invalidPriority, "\(invalid)") { try Validation.validateWrite(invalid, at: "a/.priority") }
+            #expect(error?.message.contains("/a/.priority") == true, "\(error?.message ?? "")")
+            expectCoreTreeError(.invalidPriority, "update \(invalid)") { try Validation.validateUpdate([(path: ".priority", node: invalid)], at: "a") }
+        }
+    }
+
     @Test("invalid keys are rejected by validateKey", arguments: invalidKeys)
     func invalidKey(key: String) {
         let error = expectCoreTreeError(.invalidKey, "\(key.debugDescription)") { try Validation.validateKey(key) }

@@ -509,7 +509,10 @@ public struct JSONStreamReader: Sendable {
             frames[top].expect = .separator
             return true
         }
-        guard let outcome = try readValue(nesting: frame.nesting, whole: false) else { return false }
+        // An update member that sets a priority is read whole, like a `.priority` member: it is
+        // small, and checked as a priority (a server value included) in readUpdateMember.
+        let setsPriority = isUpdate && top == 0 && (frame.name == ".priority" || frame.name.hasSuffix("/.priority"))
+        guard let outcome = try readValue(nesting: frame.nesting, whole: setsPriority) else { return false }
         let path = frame.path.child(frame.isArray ? ChildKey(String(frame.index)) : ChildKey(frame.name))
         frames[top].expect = .separator
         frames[top].index += 1
@@ -543,11 +546,30 @@ public struct JSONStreamReader: Sendable {
     /// Reads a top-level member of an update: its name is a path; its value, `null` included,
     /// comes out as an item of its own, or as an empty item followed by its pieces when large.
     private mutating func readUpdateMember(_ outcome: ValueOutcome, at path: TreePath, of frame: Frame, valueStart: Int) throws(CoreTreeError) -> Bool {
+        let target: TreePath
         do {
-            _ = try TreePath(validating: frame.name)
+            target = try TreePath(validating: frame.name)
         } catch {
             failureByte = frame.nameOffset
             throw CoreTreeError(error.code, "At byte \(frame.nameOffset): \(error.message)", underlying: error)
+        }
+        if target.lastKey?.isPriorityKey == true {
+            // It sets the priority there: only what a `.priority` member could hold (fuzz-json
+            // found `{".priority": true}` accepted, which the write then took as "remove it").
+            switch outcome {
+            case .large:
+                failureByte = valueStart
+                throw CoreTreeError(.invalidPriority, "At byte \(valueStart): a priority must be a number, a string or null, not an object.")
+            case .node(let node):
+                if !ServerValue.isPlaceholder(node) {
+                    do {
+                        _ = try priority(of: node, at: valueStart)
+                    } catch {
+                        failureByte = valueStart
+                        throw error
+                    }
+                }
+            }
         }
         switch outcome {
         case .large(let isArray):

@@ -57,8 +57,26 @@ public enum Validation {
     /// - Throws: ``CoreTreeError`` naming the first offending location.
     public static func validateWrite(_ node: Node, at path: TreePath) throws(CoreTreeError) {
         try validatePathLimits(path, context: "Path \"\(path.wireForm)\"")
+        if path.lastKey?.isPriorityKey == true {
+            try validatePriorityWrite(node, at: path)
+        }
         var keys = path.keys
         try validateData(node, path: &keys, bytes: path.utf8Length)
+    }
+
+    /// A write to a `.priority` path sets the priority of its parent: only a number, a string, a
+    /// server value or nothing (which removes it) can be one. Anything else was taken as "no
+    /// priority" and silently removed the one there (found by fuzz-json).
+    private static func validatePriorityWrite(_ node: Node, at path: TreePath) throws(CoreTreeError) {
+        if node.isEmpty || ServerValue.isPlaceholder(node) { return }
+        switch node.leafValue {
+        case .number?, .string?:
+            if node.priority == nil { return }
+        default:
+            break
+        }
+        throw CoreTreeError(
+            .invalidPriority, "A priority must be a number, a string or null, not \(node.jsonString(format: .export)) (at \"\(path.wireForm)\").")
     }
 
     /// Checks a multi-path update: each target valid, none an ancestor of another.

@@ -13,7 +13,8 @@ package enum CacheRows {
         for (key, child) in node.children { forEachLeaf(of: child, at: path.child(key), body) }
     }
 
-    /// The bytes stored for a leaf: its JSON.
+    /// The bytes stored for a leaf: its JSON, without its priority (a priority is a row of its
+    /// own, see ``forEachLeaf(of:at:_:)``).
     ///
     /// Strings with nothing to escape, booleans and numbers are written directly (most leaves);
     /// strings that need escapes go through the JSON writer, so the bytes are the same.
