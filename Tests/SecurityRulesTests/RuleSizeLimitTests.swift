@@ -36,7 +36,12 @@ struct RuleSizeLimitTests {
     func expressionsWithinLimitsWork() throws {
         let nested = String(repeating: "(", count: 40) + "auth != null" + String(repeating: ")", count: 40)
         let chain = "false" + String(repeating: " || false", count: 990) + " || auth != null"
-        for source in [nested, chain] {
+        // Evaluated in a loop down the chain, not by recursion (a 990-term chain overflowed the
+        // stack under ThreadSanitizer): the results are still those of left-to-right evaluation.
+        let andChain = "true" + String(repeating: " && true", count: 990) + " && auth != null"
+        let sum = "1" + String(repeating: " + 1", count: 990) + " == 991 && auth != null"
+        let mixed = "false" + String(repeating: " || 2 - 1 - 1 == 1", count: 200) + " || auth != null"
+        for source in [nested, chain, andChain, sum, mixed] {
             let document = "{\"rules\": {\".read\": \(Node(.string(source)).jsonString())}}"
             let rules = try RuleSet(parsing: document)
             #expect(rules.canRead("a", root: .empty, auth: Node(.string("u")), now: 0))

@@ -123,12 +123,10 @@ struct RuleEvaluator {
         case .negate(let operand):
             guard case .number(let number) = try value(operand) else { throw fail("- needs a number") }
             return .number(-number)
-        case .binary(let operation, let left, let right):
-            return try binary(operation, try value(left), try value(right))
-        case .and(let left, let right):
-            return .bool(try boolean(left, "&&") ? try boolean(right, "&&") : false)
-        case .or(let left, let right):
-            return .bool(try boolean(left, "||") ? true : try boolean(right, "||"))
+        case .binary:
+            return try binaryChain(node)
+        case .and, .or:
+            return .bool(try logicalChain(node))
         case .conditional(let condition, let whenTrue, let whenFalse):
             return try value(try boolean(condition, "?:") ? whenTrue : whenFalse)
         case .regexLiteral:
@@ -156,6 +154,53 @@ struct RuleEvaluator {
         case .null: return .null
         default: throw fail("\(object.typeName) has no member \(name)")
         }
+    }
+
+    // Left-associative chains (`a || b || c ...`, `1 + 2 + 3 ...`, up to the 2,000-token limit)
+    // are trees as deep as they are long: they are walked down their left spine in a loop, so
+    // evaluating one takes the same stack whatever its length (by recursion, a 990-term chain
+    // overflowed a thread's stack under ThreadSanitizer's larger frames).
+
+    /// A chain of binary operations, evaluated left to right.
+    private func binaryChain(_ node: RuleNode) throws(RuleEvaluationError) -> RuleValue {
+        var steps: [(BinaryOperator, RuleNode)] = []
+        var leftmost = node
+        while case .binary(let operation, let left, let right) = leftmost {
+            steps.append((operation, right))
+            leftmost = left
+        }
+        var result = try value(leftmost)
+        for (operation, right) in steps.reversed() {
+            result = try binary(operation, result, try value(right))
+        }
+        return result
+    }
+
+    /// A chain of `&&` (or of `||`), evaluated left to right, stopping at the first operand that
+    /// decides it.
+    private func logicalChain(_ node: RuleNode) throws(RuleEvaluationError) -> Bool {
+        let isAnd: Bool
+        if case .and = node { isAnd = true } else { isAnd = false }
+        let symbol = isAnd ? "&&" : "||"
+        var rights: [RuleNode] = []
+        var leftmost = node
+        while true {
+            if isAnd, case .and(let left, let right) = leftmost {
+                rights.append(right)
+                leftmost = left
+            } else if !isAnd, case .or(let left, let right) = leftmost {
+                rights.append(right)
+                leftmost = left
+            } else {
+                break
+            }
+        }
+        var result = try boolean(leftmost, symbol)
+        for right in rights.reversed() {
+            if result != isAnd { return result }
+            result = try boolean(right, symbol)
+        }
+        return result
     }
 
     private func boolean(_ node: RuleNode, _ operation: String) throws(RuleEvaluationError) -> Bool {
