@@ -11,11 +11,12 @@ Modules/, Tools/ or Tests/), not in a dependency's checkout under ROOT/.build*. 
 read for the files the sanitizers write with log_path=DIR/NAME (NAME.PID) and for *.log files
 (the output of `swift test`, where a report of a process without log_path would land).
 
-A TSan report whose two racing accesses are both inside the body of `Mutex.withLock` on the same
-state type (the first frames of each, demangled with their types: `closure #1 (sending inout
-State) -> sending ...`) is explained: a contended Synchronization.Mutex is handed over in
-uninstrumented code (Tools/lib/tsan-probe.swift shows the toolchain reporting it on a program
-without a race). Exits 1 when there is any report not explained, else 0.
+A TSan report whose two racing accesses both ran inside the body of `Mutex.withLock` on the same
+state type (a frame of each access's stack, demangled with its type: `closure #1 (sending inout
+State) -> sending ...`; the access itself may be in code the body called) is explained: a
+contended Synchronization.Mutex is handed over in uninstrumented code (Tools/lib/tsan-probe.swift
+shows the toolchain reporting it on a program without a race). Exits 1 when there is any report
+not explained, else 0.
 
 The formats read (compiler-rt's):
 
@@ -69,13 +70,14 @@ class Report:
 
     def mutex_state(self, full_names):
         """The Mutex state type both racing accesses were inside the withLock body of, when
-        they were (the first frames of each access, up to 3); None otherwise."""
+        they were (any frame of each access: the access ran within the body, in code it called
+        synchronously); None otherwise."""
         if len(self.accesses) < 2:
             return None
         states = []
         for frames in self.accesses[:2]:
             found = None
-            for function, _ in frames[:3]:
+            for function, _ in frames:
                 body = MUTEX_BODY.match(full_names.get(function, function))
                 if body:
                     found = body.group("state")
@@ -205,7 +207,7 @@ def main(arguments):
         return 0
 
     names = demangle([f for r in reports for f, _ in r.frames])
-    full_names = demangle([f for r in reports for frames in r.accesses for f, _ in frames[:3]], simplified=False)
+    full_names = demangle([f for r in reports for frames in r.accesses for f, _ in frames], simplified=False)
     by_kind = Counter(r.kind for r in reports)
     print("Sanitizer reports: %d" % len(reports))
     for kind, count in by_kind.most_common():

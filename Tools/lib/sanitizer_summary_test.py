@@ -56,6 +56,17 @@ class MutexTests(unittest.TestCase):
         names = summary.demangle([f for frames in report.accesses for f, _ in frames[:3]], simplified=False)
         self.assertEqual(report.mutex_state(names), "Swift.Int")
 
+    def test_accesses_deep_inside_withLock_bodies_are_explained(self):
+        # A real report (MemoryStore, engine suites): a SortedMap iterator reads a node that an
+        # insert created, each several calls below `state.withLock` of one MemoryStore.
+        [report] = parse("tsan.memorystore.7831")
+        self.assertEqual(report.kind, "TSan: data race")
+        first_frames = [frames[0][0] for frames in report.accesses]
+        self.assertIn("SortedMap", first_frames[0])
+        names = summary.demangle([f for frames in report.accesses for f, _ in frames], simplified=False)
+        self.assertIsNone(summary.MUTEX_BODY.match(names[first_frames[0]]))  # not the body itself
+        self.assertEqual(report.mutex_state(names), "Persistence.MemoryStore.Contents?")
+
     def test_a_race_outside_a_mutex_body_is_not_explained(self):
         for report in parse("tsan.race.4242"):
             self.assertEqual(len(report.accesses), 2)
@@ -69,11 +80,11 @@ class MainTests(unittest.TestCase):
             status = summary.main([ROOT, DATA])
         text = output.getvalue()
         self.assertEqual(status, 1)
-        self.assertIn("Sanitizer reports: 6", text)
+        self.assertIn("Sanitizer reports: 7", text)
         self.assertIn("      1  TSan: Swift access race", text)
         self.assertIn("why:   both accesses inside Mutex.withLock on one Swift.Int", text)
-        self.assertIn("Explained: 1 of 6", text)
-        self.assertIn("      2  TSan: data race", text)
+        self.assertIn("Explained: 2 of 7", text)
+        self.assertIn("      3  TSan: data race", text)
         self.assertIn("      2  LSan: direct leak", text)
         self.assertIn("      1  ASan: heap-use-after-free", text)
         self.assertIn("(no frame in our code)", text)
