@@ -63,6 +63,8 @@ public struct JSONStreamReader: Sendable {
     private var parsedServerValue = false
     /// Whether the document is an update: an object whose member names are paths.
     private let isUpdate: Bool
+    /// Where the document is written: its data is checked as written there.
+    public let location: TreePath
 
     private enum Phase { case beforeRoot, inRoot, afterRoot }
 
@@ -72,8 +74,11 @@ public struct JSONStreamReader: Sendable {
     ///   - subtreeBytes: the largest value (in bytes of JSON) emitted as one item; at least 1.
     ///   - maxValueBytes: the largest single string, number, member name, `.value` or `.priority`
     ///     member accepted; at least `subtreeBytes`.
-    public init(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes) {
-        self.init(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: false)
+    ///   - location: where the document is written (a REST body's path): its data is checked as
+    ///     ``Validation/validateWrite(_:at:)`` checks it there, so the depth and length limits
+    ///     count the location's keys. Items still come out under paths relative to the document.
+    public init(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes, location: TreePath = .root) {
+        self.init(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: false, location: location)
     }
 
     /// A reader of an update (a REST PATCH body, a multi-path update): a JSON object whose member
@@ -86,14 +91,19 @@ public struct JSONStreamReader: Sendable {
     /// Member names are checked as paths (``TreePath/init(validating:)``), not as keys, and
     /// `.priority`, `.value` and `.sv` are ordinary names at the top. A document that is not an
     /// object is refused.
-    public static func update(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes) -> JSONStreamReader {
-        JSONStreamReader(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: true)
+    ///
+    /// `location` is where the update is applied: each member's data is checked as written at
+    /// the location's path followed by the member's.
+    public static func update(subtreeBytes: Int = defaultSubtreeBytes, maxValueBytes: Int = defaultMaxValueBytes,
+                              location: TreePath = .root) -> JSONStreamReader {
+        JSONStreamReader(subtreeBytes: subtreeBytes, maxValueBytes: maxValueBytes, isUpdate: true, location: location)
     }
 
-    private init(subtreeBytes: Int, maxValueBytes: Int, isUpdate: Bool) {
+    private init(subtreeBytes: Int, maxValueBytes: Int, isUpdate: Bool, location: TreePath) {
         self.subtreeBytes = max(1, subtreeBytes)
         self.maxValueBytes = max(self.subtreeBytes, maxValueBytes)
         self.isUpdate = isUpdate
+        self.location = location
     }
 
     /// Bytes of the document handed over so far.
@@ -206,11 +216,19 @@ public struct JSONStreamReader: Sendable {
         CoreTreeError(.malformedJSON, "Malformed JSON at byte \(offset): \(what).")
     }
 
+    /// Where the data at the item path `path` is written: below ``location``, and in an update
+    /// the member's name (the path's first key) read as the path it is, so the limits count each
+    /// of its keys.
+    private func writtenPath(of path: TreePath) -> TreePath {
+        guard isUpdate, let member = path.firstKey else { return location.isRoot ? path : location.appending(path) }
+        return TreePath(keys: location.keys + TreePath(unchecked: member.stringValue).keys + path.keys.dropFirst())
+    }
+
     /// `node` (read whole from document byte `start` up to ``position``) checked as a write at
-    /// `path`; a problem names its byte.
+    /// `path` (an item path; see ``writtenPath(of:)``); a problem names its byte.
     private mutating func checked(_ node: Node, at path: TreePath, start: Int) throws(CoreTreeError) {
         do {
-            try Validation.validateWrite(node, at: path)
+            try Validation.validateWrite(node, at: writtenPath(of: path))
         } catch {
             // A leaf's byte is its own; a reader locating a problem does not look further.
             let byte = node.isLeaf || locating ? start : problemByte(of: error, inValueFrom: start) ?? start

@@ -51,6 +51,16 @@ public enum Validation {
         }
     }
 
+    /// Checks a multi-path update's paths as ``validateUpdate(_:at:)`` does (each within the
+    /// limits, none empty, none inside another), but not the data written there: for an update
+    /// whose data a reader already checked where it goes
+    /// (``JSONStreamReader/update(subtreeBytes:maxValueBytes:location:)``).
+    ///
+    /// - Throws: ``CoreTreeError`` naming the first offending path.
+    public static func validateUpdatePaths(_ paths: [TreePath], at path: TreePath) throws(CoreTreeError) {
+        try validateUpdate(paths.map { (path: $0, node: Node.empty) }, at: path)
+    }
+
     /// Checks data about to be written at `path`: every key valid, the full path of every value
     /// within 32 levels and 768 bytes, strings within 10 MB, numbers finite, server values well formed.
     ///

@@ -13,8 +13,14 @@ extension StorageEngine {
     /// under a path too long for its own rows is edited inside its anchor's overflow row. After a
     /// removal, each ancestor left with nothing but a priority loses the priority (an empty node
     /// has none), judged at that point of the sequence.
+    ///
+    /// With `sealed`, every value put carries its checksum already, for writing straight to the
+    /// store under the checksums (``ChecksummedStore/writeSealed(_:durable:)``) without the copy
+    /// of each value ``ChecksummedStore/write(_:durable:)`` makes. A large group's rows are made on
+    /// two threads (see ``addReplacingRows(_:to:sealed:)``), so the caller must not be a thread
+    /// of Swift's cooperative pool.
     package static func addWrites(_ writes: [(path: TreePath, node: Node)], reading store: any OrderedKeyValueStore,
-                                  to batch: inout WriteBatch) throws {
+                                  to batch: inout WriteBatch, sealed: Bool = false) throws {
         var outermost: [TreePath] = []
         var finalData: [TreePath: Node] = [:]
         var droppedPriorities: [TreePath] = []
@@ -56,13 +62,12 @@ extension StorageEngine {
         }
         var overflowRows: [TreePath: Node] = [:]
         var overflowOrder: [TreePath] = []
+        var replacing: [(path: TreePath, node: Node)] = []
         for path in outermost {
             let node = finalData[path] ?? .empty
             let anchor = StorageKeys.deepestFittingAncestor(path)
             if anchor == path {
-                batch.deleteRange(KeyRange(prefix: StorageKeys.cacheKey(path)))
-                var delta = 0
-                addRows(of: node, at: path, to: &batch, delta: &delta)
+                replacing.append((path, node))
             } else {
                 if overflowRows[anchor] == nil {
                     overflowOrder.append(anchor)
@@ -71,12 +76,16 @@ extension StorageEngine {
                 overflowRows[anchor] = overflowRows[anchor]!.updatingChild(at: path.relative(to: anchor)!, to: node)
             }
         }
+        addReplacingRows(replacing, to: &batch, sealed: sealed)
         for anchor in overflowOrder {
             let subtree = overflowRows[anchor]!
+            let key = StorageKeys.overflowKey(anchor)
             if subtree.isEmpty {
-                batch.delete(StorageKeys.overflowKey(anchor))
+                batch.delete(key)
             } else {
-                batch.put(StorageKeys.overflowKey(anchor), CacheRows.encodeSubtree(subtree))
+                var value = CacheRows.encodeSubtree(subtree)
+                if sealed { ChecksummedStore.appendChecksum(to: &value, key: key) }
+                batch.put(key, value)
             }
         }
         if !outermost.isEmpty { batch.delete(StorageKeys.cacheSize) }

@@ -347,7 +347,7 @@ public final class StorageEngine: Sendable {
         of node: Node, keys: inout [ChildKey], prefix: inout [UInt8], to batch: inout WriteBatch, delta: inout Int,
         overflow: inout [TreePath: Node], sealed: Bool
     ) {
-        func put(_ value: [UInt8], under key: [UInt8]) {
+        func put(_ value: consuming [UInt8], under key: [UInt8]) {
             delta += key.count + value.count
             if sealed {
                 var value = value

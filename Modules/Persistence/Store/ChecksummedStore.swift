@@ -93,5 +93,12 @@ public final class ChecksummedStore: OrderedKeyValueStore {
         try base.write(sealed, durable: durable)
     }
 
+    /// Writes `batch`, whose values already carry their checksums (``appendChecksum(to:key:)``,
+    /// or ``StorageEngine``'s rows made `sealed`), to ``base`` as it is: for a writer that makes
+    /// its values itself, which saves the copy of each value ``write(_:durable:)`` makes.
+    public func writeSealed(_ batch: WriteBatch, durable: Bool) throws {
+        try base.write(batch, durable: durable)
+    }
+
     public func close() throws { try base.close() }
 }

@@ -13,20 +13,22 @@ enum RESTBody {
     /// The largest REST write body (256 MB, the REST API's limit with `writeSizeLimit=unlimited`).
     static let maxBytes = 256 * 1024 * 1024
 
-    /// The body as data to write (PUT, POST).
-    static func node(of request: Request) async throws -> Node {
+    /// The body as data to write (PUT, POST), its data checked as written at `location`
+    /// (``CoreTree/Validation/validateWrite(_:at:)``).
+    static func node(of request: Request, at location: TreePath = .root) async throws -> Node {
         var root = Node.empty
-        try await read(request, with: JSONStreamReader(), malformed: "Invalid data; couldn't parse JSON object, array, or value.") { item in
+        try await read(request, with: JSONStreamReader(location: location), malformed: "Invalid data; couldn't parse JSON object, array, or value.") { item in
             item.apply(to: &root)
         }
         return root
     }
 
-    /// The body as an update (PATCH): an object of paths to values, where `null` removes, in the
-    /// order the paths first appear (a path given twice takes its last value).
-    static func update(of request: Request) async throws -> [(path: TreePath, node: Node)] {
+    /// The body as an update (PATCH) at `location`: an object of paths to values, where `null`
+    /// removes, in the order the paths first appear (a path given twice takes its last value).
+    /// Each value is checked as written at `location` followed by its path.
+    static func update(of request: Request, at location: TreePath) async throws -> [(path: TreePath, node: Node)] {
         var update = JSONUpdateAssembler()
-        try await read(request, with: .update(), malformed: "Invalid data; couldn't parse JSON object:") { update.add($0) }
+        try await read(request, with: .update(location: location), malformed: "Invalid data; couldn't parse JSON object:") { update.add($0) }
         let members = update.members
         var children: [(path: TreePath, node: Node)] = []
         children.reserveCapacity(members.count)

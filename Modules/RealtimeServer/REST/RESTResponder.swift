@@ -181,16 +181,17 @@ struct RESTResponder: HTTPResponder {
             }
             return RESTResponder.json(data.jsonString(format: format), headers: headers, silent: silent)
         case .put, .delete:
-            let node: Node = method == .delete ? .empty : try await RESTBody.node(of: request)
+            // The body's reader checks its data where it goes, so the database checks only the path.
+            let node: Node = method == .delete ? .empty : try await RESTBody.node(of: request, at: path)
             let condition = try RESTResponder.condition(request)
-            let result = await database.write(.set(path: path, node: node), condition: condition, as: caller)
+            let result = await database.write(dataChecked: .set(path: path, node: node), condition: condition, as: caller)
             return try RESTResponder.respond(result, format: format, silent: silent, withETag: condition != nil || request.headers[HTTPField.Name("X-Firebase-ETag")!] == "true")
         case .patch:
-            let children = try await RESTBody.update(of: request)
+            let children = try await RESTBody.update(of: request, at: path)
             if children.isEmpty {
                 return RESTResponder.json("{}", silent: silent)
             }
-            let result = await database.write(.update(path: path, children: children), as: caller)
+            let result = await database.write(dataChecked: .update(path: path, children: children), as: caller)
             switch result {
             case .committed(let value):
                 func echo() -> Node {

@@ -14,13 +14,20 @@ extension NamespaceDatabase {
     /// writes before it are durable.
     public func submit(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller,
                        completion: @escaping @Sendable (WriteResult) -> Void) {
+        submit(operation, condition: condition, stamp: stamp, as: caller, dataChecked: false, completion: completion)
+    }
+
+    /// ``submit(_:condition:stamp:as:completion:)``; with `dataChecked`, the data was already
+    /// checked where it goes (``CoreTree/Validation/validateWrite(_:at:)``) and only the paths are.
+    func submit(_ operation: WriteOperation, condition: WriteCondition?, stamp: WriteStamp?, as caller: Caller, dataChecked: Bool,
+                completion: @escaping @Sendable (WriteResult) -> Void) {
         guard !isClosed else {
             completion(.failed(ServerError(.unavailable, "The namespace \(name) is closing.")))
             return
         }
         do {
             try refuseIfDamaged()
-            try NamespaceDatabase.check(operation)
+            try NamespaceDatabase.check(operation, dataChecked: dataChecked)
         } catch {
             completion(.failed(error))
             return
@@ -44,6 +51,16 @@ extension NamespaceDatabase {
     public func write(_ operation: WriteOperation, condition: WriteCondition? = nil, stamp: WriteStamp? = nil, as caller: Caller) async -> WriteResult {
         await withCheckedContinuation { continuation in
             submit(operation, condition: condition, stamp: stamp, as: caller) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// ``write(_:condition:stamp:as:)`` for a write whose data the caller already checked where
+    /// it goes, as ``CoreTree/Validation/validateWrite(_:at:)`` does (a REST body's
+    /// ``CoreTree/JSONStreamReader`` given the write's location checks each piece as it arrives):
+    /// only its paths are checked again, not its data a second time.
+    package func write(dataChecked operation: WriteOperation, condition: WriteCondition? = nil, as caller: Caller) async -> WriteResult {
+        await withCheckedContinuation { continuation in
+            submit(operation, condition: condition, stamp: nil, as: caller, dataChecked: true) { continuation.resume(returning: $0) }
         }
     }
 
@@ -340,15 +357,24 @@ extension NamespaceDatabase {
 
     /// Checks a write without applying it: the path may be written and the data is valid.
     public static func check(_ operation: WriteOperation) throws(ServerError) {
+        try check(operation, dataChecked: false)
+    }
+
+    /// ``check(_:)``; with `dataChecked`, the paths only (the data was checked where it goes).
+    static func check(_ operation: WriteOperation, dataChecked: Bool) throws(ServerError) {
         if operation.path.firstKey == .info {
             throw ServerError(.notAllowed, "\(operation.path.wireForm) is read-only: .info is kept by each client.")
         }
         do {
             switch operation {
             case .set(let path, let node):
-                try Validation.validateWrite(node, at: path)
+                try Validation.validateWrite(dataChecked ? .empty : node, at: path)
             case .update(let path, let children):
-                try Validation.validateUpdate(children, at: path)
+                if dataChecked {
+                    try Validation.validateUpdatePaths(children.map(\.path), at: path)
+                } else {
+                    try Validation.validateUpdate(children, at: path)
+                }
             }
         } catch {
             throw ServerError(.invalidArgument, error.message)

@@ -13,7 +13,7 @@ public import Persistence
 /// awaits it without blocking (an fsync holds only this store's thread).
 ///
 /// A commit costs the size of its writes: each replaces its path's key range (see
-/// ``Persistence/StorageEngine/addWrites(_:reading:to:)``); only a removal reads, to find the
+/// ``Persistence/StorageEngine/addWrites(_:reading:to:sealed:)``); only a removal reads, to find the
 /// ancestors it left empty. Reads are range scans; a shallow read seeks from child to child.
 public final class EmbeddedServerStore: ServerStore {
     private let rows: ChecksummedStore
@@ -68,10 +68,12 @@ public final class EmbeddedServerStore: ServerStore {
         // The rows are made on the store's thread too, not on the caller's executor: a group of
         // a thousand writes is a thousand subtrees to encode, work the cooperative pool (parsing
         // and deciding the next writes meanwhile) should not carry.
+        // The rows are made with their checksums (no copy of each value to seal it afterwards),
+        // those of a large group on two threads.
         try await onThread { [self] rows in
-            var batch = EmbeddedServerStore.batch(saving: change.settings)
-            try StorageEngine.addWrites(change.writes.map { ($0.path, $0.node) }, reading: rows, to: &batch)
-            if !batch.isEmpty { try rows.write(batch, durable: true) }
+            var batch = EmbeddedServerStore.batch(saving: change.settings, sealed: true)
+            try StorageEngine.addWrites(change.writes.map { ($0.path, $0.node) }, reading: rows, to: &batch, sealed: true)
+            if !batch.isEmpty { try rows.writeSealed(batch, durable: true) }
             version.withLock { $0 = change.version }
         }
     }
@@ -149,13 +151,14 @@ public final class EmbeddedServerStore: ServerStore {
     }
 
     /// The batch that saves `settings` (an empty value removes one).
-    static func batch(saving settings: [StoreSetting]) -> WriteBatch {
+    static func batch(saving settings: [StoreSetting], sealed: Bool = false) -> WriteBatch {
         var batch = WriteBatch()
         for setting in settings {
+            let key = StorageKeys.settingKey(setting.name)
             if setting.value.isEmpty {
-                batch.delete(StorageKeys.settingKey(setting.name))
+                batch.delete(key)
             } else {
-                batch.put(StorageKeys.settingKey(setting.name), setting.value)
+                batch.put(key, sealed ? ChecksummedStore.seal(key: key, value: setting.value) : setting.value)
             }
         }
         return batch
