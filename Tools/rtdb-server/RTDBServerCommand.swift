@@ -257,6 +257,10 @@ struct RTDBServerCommand: AsyncParsableCommand {
         configuration.backgroundStoreCheck = backgroundCheck
         configuration.writerRetention = .seconds(writerRetentionDays * 24 * 3600)
         configuration.cacheBytes = cacheBytes
+        // The server never asks SQLite how much memory it holds: without the count, each of
+        // SQLite's allocations skips a lock every connection shares (a tenth of an import's
+        // SQLite time; see ImportCommand.tuneAllocators). Before any store opens.
+        SQLiteStore.disableMemoryStatistics()
         let backends = StorageBackends([.sqlite, .lmdb, .leveldb, .memory])
         var provider: PostgresStoreProvider?
         if backend == "postgres" {
