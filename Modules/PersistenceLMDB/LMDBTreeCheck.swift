@@ -253,8 +253,11 @@ struct LMDBTreeCheck {
         guard key.count == 8, value.count >= 8, value.count % 8 == 0 else {
             throw Self.corrupt("a free-list entry of page \(page) has a key of \(key.count) and a value of \(value.count) bytes")
         }
-        let words = stride(from: value.startIndex, to: value.endIndex, by: 8).map { start in
-            (0..<8).reduce(UInt64(0)) { $0 | UInt64(value[start + $1]) << (8 * UInt64($1)) }
+        var words: [UInt64] = []
+        for start in stride(from: value.startIndex, to: value.endIndex, by: 8) {
+            var word: UInt64 = 0
+            for byte in 0..<8 { word |= UInt64(value[start + byte]) << UInt64(8 * byte) }
+            words.append(word)
         }
         guard words[0] == UInt64(words.count - 1) else {
             throw Self.corrupt("a free-list entry of page \(page) counts \(words[0]) pages but holds \(words.count - 1)")

@@ -156,11 +156,13 @@ struct SharedNamespaceTests {
             #expect(acknowledged.withLock { $0.count } >= (ackedBeforeRestart.withLock { $0 } ?? 0) + 50, "writes succeed again after the restart")
             let values = Self.values(try await servers[0].read("w", namespace: namespace))
             let written = acknowledged.withLock { $0 }
-            #expect(written.allSatisfy { values[$0] == $0 }, "every acknowledged write is there")
+            let allThere = written.allSatisfy { (key: Int) -> Bool in values[key] == key }
+            #expect(allThere, "every acknowledged write is there")
             // And a fresh node loads them all from PostgreSQL.
             try await Self.withNodes(1) { fresh in
                 let reloaded = Self.values(try await fresh[0].read("w", namespace: namespace))
-                #expect(written.allSatisfy { reloaded[$0] == $0 }, "a new node loads every acknowledged write")
+                let allLoaded = written.allSatisfy { (key: Int) -> Bool in reloaded[key] == key }
+                #expect(allLoaded, "a new node loads every acknowledged write")
             }
         }
     }

@@ -72,6 +72,12 @@ struct DiskDamageTests {
         }
     }
 
+    /// Whether any flip reached data: some round was refused or found by the check.
+    private static func reachedData(_ outcomes: [Outcome: Int]) -> Bool {
+        let reached: Int = outcomes[.refused, default: 0] + outcomes[.detected, default: 0]
+        return reached > 0
+    }
+
     private static func run(_ backend: StorageBackend, rounds: Int) async throws -> [Outcome: Int] {
         let root = NSTemporaryDirectory() + "rtdb-damage-\(backend.name)-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -109,7 +115,7 @@ struct DiskDamageTests {
         let outcomes = try await Self.run(.leveldb, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
+        #expect(Self.reachedData(outcomes), "the flips did reach data")
     }
 
     @Test("SQLite: flipped bytes are refused, found by the check or harmless; never a crash or an unnoticed partial tree")
@@ -117,7 +123,7 @@ struct DiskDamageTests {
         let outcomes = try await Self.run(.sqlite, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
+        #expect(Self.reachedData(outcomes), "the flips did reach data")
     }
 
     @Test("LMDB: flipped bytes are refused, found by the check or harmless; never a crash or an unnoticed partial tree")
@@ -125,7 +131,7 @@ struct DiskDamageTests {
         let outcomes = try await Self.run(.lmdb, rounds: 60)
         #expect(outcomes[.crashed] == nil)
         #expect(outcomes[.partial] == nil)
-        #expect((outcomes[.refused] ?? 0) + (outcomes[.detected] ?? 0) > 0, "the flips did reach data")
+        #expect(Self.reachedData(outcomes), "the flips did reach data")
     }
 
     @Test("LMDB: a truncated data file is refused instead of crashing the loader")

@@ -114,7 +114,12 @@ public enum SVGChart {
     }
 
     private static func footprintPanel(_ rows: [FootprintRow], backends: [String]) -> (String, Double) {
-        let values = rows.flatMap { [Double($0.logicalBytes), Double($0.diskBytes)] + ($0.rawDiskBytes.map { [Double($0)] } ?? []) }.map { $0 / 1_000_000 }
+        var values: [Double] = []
+        for row in rows {
+            values.append(Double(row.logicalBytes) / 1_000_000)
+            values.append(Double(row.diskBytes) / 1_000_000)
+            if let raw = row.rawDiskBytes { values.append(Double(raw) / 1_000_000) }
+        }
         let scale = Scale(values: values, forceLinear: true)
         var svg = "<text x=\"0\" y=\"14\" class=\"panel\">footprint — MB, lower is better</text>\n"
         svg += "<text x=\"0\" y=\"29\" class=\"note\">\(escape("logical bytes (grey) against bytes on disk, after the cache workloads"))</text>\n"

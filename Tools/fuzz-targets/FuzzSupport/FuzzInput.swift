@@ -7,27 +7,42 @@ import Glibc
 import Darwin
 #endif
 
-/// How each fuzz target runs its check: under libFuzzer when built by `Tools/fuzz`
+/// How a fuzz target runs its check: under libFuzzer when built by `Tools/fuzz`
 /// (`-sanitize=fuzzer -DFUZZING`), or, in the normal build, as a replay tool that runs the same
 /// check once per file named on the command line (a reproducer libFuzzer saved, or a seed
 /// corpus directory).
 ///
-/// A target's `@main` calls ``run(_:)``; the target keeps its own `main` (SwiftPM links an
-/// executable's entry point under the module's name), and under libFuzzer that `main` hands the
-/// command line to `LLVMFuzzerRunDriver`.
+/// Every target is a library with one public check; one executable, `rtdb-fuzz`, links them all
+/// and calls ``run(_:argumentsAfter:)`` with the one its command line names, so the fuzz build
+/// plans and links one program instead of one per target. Under libFuzzer its `main` hands the
+/// rest of the command line to `LLVMFuzzerRunDriver`.
 public enum FuzzInput {
     /// Runs `check` on inputs: libFuzzer's, or the files named on the command line.
     ///
     /// Under libFuzzer the command line is libFuzzer's (corpus directories, `-max_total_time=`,
-    /// ...); otherwise see ``replay(_:_:)``.
-    public static func run(_ check: @escaping @Sendable ([UInt8]) -> Void) -> Never {
+    /// ...); otherwise see ``replay(_:_:)``. The argument at index `nameIndex` (the target's name)
+    /// is left out of both.
+    /// - Parameters:
+    ///   - check: the target's property check.
+    ///   - nameIndex: the index in the command line of the argument that named the target, or
+    ///     `nil` when none did (libFuzzer's `-fork` children get the name from the environment).
+    public static func run(_ check: @escaping @Sendable ([UInt8]) -> Void, argumentsAfter nameIndex: Int?) -> Never {
         #if FUZZING
         FuzzCheck.current = check
         var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzTestOneInput(data, size) })
+        let argv = CommandLine.unsafeArgv
+        if let nameIndex, nameIndex < Int(argc) {
+            // libFuzzer reads every argument that is not a flag as a corpus directory: the
+            // target's name goes. The process's own argument vector is writable, as in C.
+            for index in nameIndex..<Int(argc) { argv[index] = argv[index + 1] }
+            argc -= 1
+        }
+        var driverArgv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+        exit(LLVMFuzzerRunDriver(&argc, &driverArgv) { data, size in fuzzTestOneInput(data, size) })
         #else
-        replay(Array(CommandLine.arguments.dropFirst()), check)
+        var arguments = CommandLine.arguments
+        if let nameIndex, nameIndex < arguments.count { arguments.remove(at: nameIndex) }
+        replay(Array(arguments.dropFirst()), check)
         exit(0)
         #endif
     }

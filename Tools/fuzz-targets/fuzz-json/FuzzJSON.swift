@@ -8,7 +8,7 @@ import FuzzSupport
 /// the same tree; only UTF-8 is accepted; `JSONReader` reads exactly the documents the parser accepts; what the stream
 /// reader accepts, the parser accepts, and its pieces applied in order give the parser's tree;
 /// every refusal is a `CoreTreeError` (typed throws), never a trap.
-func checkJSON(_ input: [UInt8]) {
+public func checkJSON(_ input: [UInt8]) {
     guard let control = input.first else { return }
     let document = Array(input.dropFirst())
     let parsed: Node?
@@ -90,9 +90,4 @@ func checkUpdateStream(_ document: [UInt8], parsed: Node?, subtreeBytes: Int, ch
         return
     }
     fuzzRequire(parsed != nil, "the update reader accepted a document the parser refuses")
-}
-
-@main
-enum FuzzJSON {
-    static func main() { FuzzInput.run(checkJSON) }
 }

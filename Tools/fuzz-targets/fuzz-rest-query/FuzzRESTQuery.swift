@@ -9,7 +9,7 @@ import RequestParsing
 /// Properties: the target decodes or is refused with `RequestError` `badEncoding`; a decoded
 /// target percent-encoded again decodes to the same path and parameters; its parameters give a
 /// query or a `RequestError` `invalidParameter`, and the same parameters give the same query.
-func checkRESTTarget(_ input: [UInt8]) {
+public func checkRESTTarget(_ input: [UInt8]) {
     let text = String(decoding: input, as: UTF8.self)
     // Bytes, as an HTTP server splits a target: "?" may be followed by a combining mark.
     let question = text.utf8.firstIndex(of: UInt8(ascii: "?"))
@@ -54,9 +54,4 @@ func checkQuery(_ parameters: [String: String]) {
     } catch {
         fatalError("a query read from REST parameters does not read again: \(error)")
     }
-}
-
-@main
-enum FuzzRESTQuery {
-    static func main() { FuzzInput.run(checkRESTTarget) }
 }

@@ -11,7 +11,7 @@ import QueryEngine
 /// and overflow subtrees, queued writes, tracked queries); a row that does not decode is refused
 /// with a `StorageError` of code `invalidRecord`; a sealed row opens to its value, and the same
 /// row with any one bit flipped is refused as `corrupt`.
-func checkRows(_ input: [UInt8]) {
+public func checkRows(_ input: [UInt8]) {
     guard let control = input.first else { return }
     let row = Array(input.dropFirst())
     switch control % 4 {
@@ -116,9 +116,4 @@ func checkSealedRow(_ row: [UInt8], flip: Int) {
     } catch {
         fatalError("a damaged row threw \(error), not a StorageError")
     }
-}
-
-@main
-enum FuzzRows {
-    static func main() { FuzzInput.run(checkRows) }
 }

@@ -10,7 +10,7 @@ import SecurityRules
 /// inside the text; a compiled document's strict JSON compiles to rules that decide every sample
 /// request the same way; an expression that compiles on its own compiles inside a document and
 /// is evaluated against sample data without trapping.
-func checkRules(_ input: [UInt8]) {
+public func checkRules(_ input: [UInt8]) {
     guard let control = input.first, let text = String(validating: input.dropFirst(), as: UTF8.self) else { return }
     if control & 1 == 0 {
         checkDocument(text)
@@ -68,9 +68,4 @@ func checkLocated(_ error: RulesError, in text: String) {
         fuzzRequire(error.line >= 1 && error.line <= max(1, lines), "\(error) names line \(error.line) of \(lines)")
     }
     fuzzRequire(error.column >= 1, "\(error) names column \(error.column)")
-}
-
-@main
-enum FuzzRules {
-    static func main() { FuzzInput.run(checkRules) }
 }

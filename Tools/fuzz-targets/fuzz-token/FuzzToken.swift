@@ -13,7 +13,7 @@ import RequestParsing
 /// its header and payload are the JSON objects encoded; header members (`alg`, `kid`, `crit`) read
 /// as strings or are refused; claims are accepted with a user id and an expiry in range, or
 /// refused with the code of a claims check.
-func checkToken(_ input: [UInt8]) {
+public func checkToken(_ input: [UInt8]) {
     guard let control = input.first else { return }
     let rest = Array(input.dropFirst())
     if control == 0xFF {
@@ -96,9 +96,4 @@ func checkClaims(_ payload: Node) {
             }
         }
     }
-}
-
-@main
-enum FuzzToken {
-    static func main() { FuzzInput.run(checkToken) }
 }

@@ -11,7 +11,7 @@ import SyncProtocol
 /// messages and their prefix); a message is accepted or refused with a `ProtocolError`; a request
 /// number is the integer written; an accepted action written back as an envelope
 /// (``WireEnvelope``) parses to the same action.
-func checkWire(_ input: [UInt8]) {
+public func checkWire(_ input: [UInt8]) {
     let frames = input.split(separator: 0, omittingEmptySubsequences: false).compactMap {
         String(validating: $0, as: UTF8.self)
     }
@@ -61,9 +61,4 @@ func checkMessage(_ text: String) {
 /// A request number is one the message writes as that integer (`"r":` followed by its digits).
 func checkNumberWritten(_ number: Int, in text: String) {
     fuzzRequire(text.contains("\(number)"), "request number \(number) does not appear in \(text)")
-}
-
-@main
-enum FuzzWire {
-    static func main() { FuzzInput.run(checkWire) }
 }
