@@ -1,14 +1,17 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
 @testable import RealtimeDatabase
+import SwiftASN1
 import SyncClient
 import TestSupport
 import Testing
+import X509
 
-/// rtdb-server with `--tls-cert` and `--tls-key` (the test certificate below): REST and event
+/// rtdb-server with `--tls-cert` and `--tls-key` (a certificate made here): REST and event
 /// streams over `https://`, the client library over `wss://` trusting that certificate, and
 /// clients that do not trust it refused.
 @Suite("TLS", .serialized)
@@ -90,45 +93,31 @@ struct TLSTests {
 }
 
 /// A key and a self-signed certificate for `localhost` and 127.0.0.1, written as PEM files.
-///
-/// A fixed pair made once with openssl (a P-256 key; CA, serverAuth, subjectAltName localhost and
-/// 127.0.0.1; valid from 2026-11-29 for 100 years), kept here rather than made by each run: building
-/// swift-certificates for this one test cost the CI build more than the test itself. The key
-/// protects nothing but these tests.
 struct SelfSignedIdentity {
     let certificatePEM: String
     let certificatePath: String
     let keyPath: String
 
-    static let testCertificatePEM = """
-        -----BEGIN CERTIFICATE-----
-        MIIBsjCCAVigAwIBAgIUWOluftmDIX54Kc0Edm57afnb/5EwCgYIKoZIzj0EAwIw
-        FDESMBAGA1UEAwwJbG9jYWxob3N0MCAXDTI2MTEyOTAwMDAwN1oYDzIxMjYxMTA1
-        MDAwMDA3WjAUMRIwEAYDVQQDDAlsb2NhbGhvc3QwWTATBgcqhkjOPQIBBggqhkjO
-        PQMBBwNCAARyFxx+vnYLWoCIn0DldyFhOf78HQM6fbsook4F5brBRYjOIOcU05ST
-        +xYUUoPlAKLUKZaQ27LM5GyJoK7Ak0VJo4GFMIGCMB0GA1UdDgQWBBRyBlJ4NfGD
-        5fFM6033k9mkRcgQtTAfBgNVHSMEGDAWgBRyBlJ4NfGD5fFM6033k9mkRcgQtTAP
-        BgNVHRMBAf8EBTADAQH/MBMGA1UdJQQMMAoGCCsGAQUFBwMBMBoGA1UdEQQTMBGC
-        CWxvY2FsaG9zdIcEfwAAATAKBggqhkjOPQQDAgNIADBFAiEAuzicp0WhIXZkBKyd
-        VwYy+NNQkOtz9yhYKfF3LpsJGIUCIGrP63XadCI4Qh420E6JRowLSrfp4ld6MH+h
-        kEFMvFnJ
-        -----END CERTIFICATE-----
-        """
-
-    static let testKeyPEM = """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgGkyGlNYzEKwcTyj4
-        xV2P5Vs1pS/qhVbBUHFpO/bbhXWhRANCAARyFxx+vnYLWoCIn0DldyFhOf78HQM6
-        fbsook4F5brBRYjOIOcU05ST+xYUUoPlAKLUKZaQ27LM5GyJoK7Ak0VJ
-        -----END PRIVATE KEY-----
-        """
-
     init(directory: String) throws {
-        certificatePEM = Self.testCertificatePEM
+        let key = P256.Signing.PrivateKey()
+        let name = try DistinguishedName { CommonName("localhost") }
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
+            issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+            },
+            issuerPrivateKey: .init(key))
+        certificatePEM = try certificate.serializeAsPEM().pemString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certificatePath = directory + "/server.crt"
         keyPath = directory + "/server.key"
-        try (Self.testCertificatePEM + "\n").write(toFile: certificatePath, atomically: true, encoding: .utf8)
-        try (Self.testKeyPEM + "\n").write(toFile: keyPath, atomically: true, encoding: .utf8)
+        try certificatePEM.write(toFile: certificatePath, atomically: true, encoding: .utf8)
+        try key.pemRepresentation.write(toFile: keyPath, atomically: true, encoding: .utf8)
     }
 }
+
