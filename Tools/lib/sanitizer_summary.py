@@ -5,6 +5,8 @@ Tools/sanitize and prints a summary: how many reports of each kind, then each di
 it in. Python 3 standard library only.
 
 Usage: sanitizer_summary.py ROOT FILE_OR_DIRECTORY...
+       sanitizer_summary.py --check-suppressions FILE...   (exits 1 naming each pattern that
+                                                           cannot match, see suppression_problems)
 
 ROOT is the package's directory: a frame is "ours" when its source file lies under ROOT (in
 Modules/, Tools/ or Tests/), not in a dependency's checkout under ROOT/.build*. Each directory is
@@ -194,7 +196,32 @@ def shorten(text, width=110):
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
+def suppression_problems(path):
+    """The lines of a sanitizer suppressions file (KIND:PATTERN, # comments) whose pattern cannot
+    match what it names: the sanitizers' matcher (sanitizer_common's TemplateMatch) reads `$` as the
+    end of the name, so a `$` anywhere but last, a mangled Swift name's leading `$` included, makes
+    the pattern match nothing."""
+    problems = []
+    with open(path, encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            kind, _, pattern = line.partition(":")
+            if not pattern:
+                problems.append("%s:%d: not KIND:PATTERN: %s" % (path, number, line))
+            elif "$" in pattern[:-1]:
+                problems.append("%s:%d: %s: a `$` ends the pattern for the sanitizers, so this matches "
+                                "nothing (write a mangled name without its leading `$`)" % (path, number, line))
+    return problems
+
+
 def main(arguments):
+    if arguments and arguments[0] == "--check-suppressions":
+        problems = [p for path in arguments[1:] for p in suppression_problems(path)]
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
     if len(arguments) < 2:
         print(__doc__, file=sys.stderr)
         return 2

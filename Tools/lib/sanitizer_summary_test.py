@@ -97,5 +97,34 @@ class MainTests(unittest.TestCase):
         self.assertIn("Sanitizer reports: none", output.getvalue())
 
 
+class SuppressionFileTests(unittest.TestCase):
+    def write(self, text):
+        import tempfile
+        handle = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)
+        handle.write(text)
+        handle.close()
+        self.addCleanup(os.unlink, handle.name)
+        return handle.name
+
+    def test_a_pattern_with_a_leading_dollar_matches_nothing_and_is_refused(self):
+        path = self.write("# a comment with $s in it\nleak:$s10Foundation7ProcessC3runyyKF\nleak:formWeakReference\n")
+        [problem] = summary.suppression_problems(path)
+        self.assertIn(":2:", problem)
+        self.assertIn("leading `$`", problem)
+
+    def test_a_dollar_at_the_end_anchors_and_is_allowed(self):
+        path = self.write("race:^swift_task_switch$\nleak:s6XCTest0A8SuiteRunC4testAc2AC_tcfC\n")
+        self.assertEqual(summary.suppression_problems(path), [])
+
+    def test_a_line_without_a_kind_is_refused(self):
+        path = self.write("justaname\n")
+        self.assertEqual(len(summary.suppression_problems(path)), 1)
+
+    def test_the_committed_suppression_files_have_no_pattern_that_matches_nothing(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in ("lsan-suppressions.txt", "tsan-suppressions.txt"):
+            self.assertEqual(summary.suppression_problems(os.path.join(here, name)), [], name)
+
+
 if __name__ == "__main__":
     unittest.main()
