@@ -27,8 +27,10 @@ public final class ScratchDirectory: Sendable {
         ScratchDirectory.active.withLock { _ = $0.insert(path) }
     }
 
-    /// A new, empty subdirectory called `name`.
+    /// A new, empty subdirectory called `name`; an error once ``removeAll()`` began, so a stopped
+    /// run starts no new step and unwinds.
     func subdirectory(_ name: String) throws -> String {
+        guard !ScratchDirectory.isStopping else { throw BenchError("the run was stopped", code: .io) }
         let child = (path as NSString).appendingPathComponent(name)
         try? FileManager.default.removeItem(atPath: child)
         // Never re-creates the scratch directory itself: after ``removeAll()`` it stays gone.
@@ -44,19 +46,28 @@ public final class ScratchDirectory: Sendable {
 
     /// Removes every scratch directory still in use (for a signal handler about to exit, while
     /// the run's threads may still be creating files in it). Each is first renamed in one atomic
-    /// step: a store the run opens or writes by path afterwards finds nothing there and cannot
-    /// re-create files in the renamed tree, which is then removed.
-    public static func removeAll() {
+    /// step, so a store the run opens or writes by path afterwards finds nothing there, and the
+    /// renamed tree is removed. A store creates its directory's missing parents, though, so a run
+    /// opening one just then makes the scratch directory again: this waits (at most `bound`) for
+    /// each run to unwind (``subdirectory(_:)`` refuses from now on, and the run's own
+    /// ``remove()`` removes its directory, made again or not), then removes what is left.
+    public static func removeAll(waitingForRunsUpTo bound: Duration = .seconds(10)) {
         stopping.withLock { $0 = true }
-        for path in active.withLock({ $0 }) {
-            let doomed = path + ".removing"
-            if rename(path, doomed) == 0 {
-                try? FileManager.default.removeItem(atPath: doomed)
-            } else {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
+        for path in active.withLock({ $0 }) { renameAndRemove(path) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + bound
+        while !active.withLock({ $0.isEmpty }) && clock.now < deadline { usleep(5_000) }
+        for path in active.withLock({ $0 }) { renameAndRemove(path) }
         active.withLock { $0.removeAll() }
+    }
+
+    private static func renameAndRemove(_ path: String) {
+        let doomed = path + ".removing"
+        if rename(path, doomed) == 0 {
+            try? FileManager.default.removeItem(atPath: doomed)
+        } else {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }
 
