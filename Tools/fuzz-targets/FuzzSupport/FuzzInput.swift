@@ -13,7 +13,7 @@ import Darwin
 /// corpus directory).
 ///
 /// Every target is a library with one public check; one executable, `rtdb-fuzz`, links them all
-/// and calls ``run(_:argumentsAfter:)`` with the one its command line names, so the fuzz build
+/// and calls ``run(_:droppingArgumentAt:)`` with the one its command line names, so the fuzz build
 /// plans and links one program instead of one per target. Under libFuzzer its `main` hands the
 /// rest of the command line to `LLVMFuzzerRunDriver`.
 public enum FuzzInput {
@@ -26,7 +26,7 @@ public enum FuzzInput {
     ///   - check: the target's property check.
     ///   - nameIndex: the index in the command line of the argument that named the target, or
     ///     `nil` when none did (libFuzzer's `-fork` children get the name from the environment).
-    public static func run(_ check: @escaping @Sendable ([UInt8]) -> Void, argumentsAfter nameIndex: Int?) -> Never {
+    public static func run(_ check: @escaping @Sendable ([UInt8]) -> Void, droppingArgumentAt nameIndex: Int?) -> Never {
         #if FUZZING
         FuzzCheck.current = check
         var argc = CommandLine.argc

@@ -36,10 +36,10 @@ enum RTDBFuzz {
         let arguments = CommandLine.arguments
         if arguments.count > 1, let check = check(named: arguments[1]) {
             setenv(environmentName, arguments[1], 1)
-            FuzzInput.run(check, argumentsAfter: 1)
+            FuzzInput.run(check, droppingArgumentAt: 1)
         }
         if let named = getenv(environmentName), let check = check(named: String(cString: named)) {
-            FuzzInput.run(check, argumentsAfter: nil)
+            FuzzInput.run(check, droppingArgumentAt: nil)
         }
         let names = targets.map(\.name).joined(separator: ", ")
         let given = arguments.count > 1 ? "'\(arguments[1])' is not a fuzz target" : "no fuzz target named"
