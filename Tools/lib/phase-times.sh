@@ -14,7 +14,8 @@
 #
 # Beside each phase's time the table shows how busy the machine's processors were during it (all
 # processes, from /proc/stat: the servers and PostgreSQL a phase starts count too), so a phase that
-# mostly waits shows as one whose time another phase could use.
+# mostly waits shows as one whose time another phase could use; the last line is the run's work in
+# processor-seconds and the shortest time any overlap of the phases could take on these processors.
 #
 # The table is printed from the EXIT trap, which is set here (source this before anything chains
 # its own cleanup onto the trap, as Tools/lib/postgres.sh does: that cleanup then runs first). INT
@@ -200,7 +201,7 @@ _phase_report() {
         _PHASE_RESULTS[_PHASE_CURRENT]="$(_phase_failure "$status")"
     fi
     _phase_stop_background
-    local i width=5 result time load
+    local i width=5 result time load total_ticks work
     for i in "${!_PHASE_NAMES[@]}"; do
         [ ${#_PHASE_NAMES[$i]} -gt "$width" ] && width=${#_PHASE_NAMES[$i]}
     done
@@ -221,8 +222,15 @@ _phase_report() {
         done
         result="passed"
         [ "$status" -ne 0 ] && result="$(_phase_failure "$status")"
+        total_ticks=$(($(_phase_busy_ticks) - _PHASE_RUN_BUSY_START))
         printf '  %-*s  %10s  %9s  %s\n' "$width" "total" "$(_phase_seconds $((now - _PHASE_RUN_START)))" \
-            "$(_phase_load $(($(_phase_busy_ticks) - _PHASE_RUN_BUSY_START)) $((now - _PHASE_RUN_START)))" "$result"
+            "$(_phase_load "$total_ticks" $((now - _PHASE_RUN_START)))" "$result"
+        # The run's work in processor-seconds bounds what scheduling can win: however the phases
+        # were overlapped, the processors cannot do it in less than work / processors.
+        if [ "$total_ticks" -gt 0 ]; then
+            work=$((total_ticks * 1000000 / _PHASE_TICKS_PER_SECOND))
+            echo "  work: $(_phase_seconds "$work") of processor time; on $_PHASE_PROCESSORS processors no overlap of the phases takes less than $(_phase_seconds $((work / _PHASE_PROCESSORS)))"
+        fi
     } >&2
     return "$status"
 }
