@@ -8,11 +8,11 @@ import Testing
 /// server, online and offline, async and with a completion block.
 @Suite("getData(source:)")
 struct GetDataSourceTests {
-    /// A client with persistence on whose cache holds `doc` = "cached" (read once, then no longer
-    /// listened to) while the server holds "fresh" there.
-    private func clientWithStaleCache(_ server: ServerProcess, namespace: String) async throws -> Database {
+    /// A client with persistence on in `directory` whose cache holds `doc` = "cached" (read once,
+    /// then no longer listened to) while the server holds "fresh" there.
+    private func clientWithStaleCache(_ server: ServerProcess, namespace: String, directory: String) async throws -> Database {
         try await server.write("doc", json: #""cached""#, namespace: namespace)
-        let database = try Clients.make(server, namespace: namespace, backend: "sqlite")
+        let database = try Clients.make(server, namespace: namespace, backend: "sqlite", directory: directory)
         _ = try await database.reference(withPath: "doc").singleEvent(of: .value)
         // Replies come in order: once this read is answered, the listen above has ended.
         _ = try await database.reference(withPath: "barrier").getData()
@@ -24,7 +24,9 @@ struct GetDataSourceTests {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }
         let namespace = Clients.namespace("source-online")
-        let database = try await clientWithStaleCache(server, namespace: namespace)
+        let directory = Clients.temporaryDirectory("source-online")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await clientWithStaleCache(server, namespace: namespace, directory: directory)
         defer { database.shutdown() }
         let doc = database.reference(withPath: "doc")
 
@@ -50,7 +52,9 @@ struct GetDataSourceTests {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }
         let namespace = Clients.namespace("source-offline")
-        let database = try await clientWithStaleCache(server, namespace: namespace)
+        let directory = Clients.temporaryDirectory("source-offline")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await clientWithStaleCache(server, namespace: namespace, directory: directory)
         defer { database.shutdown() }
         let doc = database.reference(withPath: "doc")
         database.goOffline()
@@ -89,7 +93,9 @@ struct GetDataSourceTests {
         let server = try await ServerProcess.launch(backend: "memory")
         defer { Task { await server.shutDown() } }
         let namespace = Clients.namespace("source-down")
-        let database = try await clientWithStaleCache(server, namespace: namespace)
+        let directory = Clients.temporaryDirectory("source-down")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try await clientWithStaleCache(server, namespace: namespace, directory: directory)
         defer { database.shutdown() }
         let connected = Recorder()
         database.reference(withPath: ".info/connected").observe(.value) { connected.record("\($0.value as? Bool ?? false)") }

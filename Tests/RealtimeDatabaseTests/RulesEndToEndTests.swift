@@ -16,6 +16,7 @@ struct RulesEndToEndTests {
     @Test func deniedWritesRevertAndDeniedListensAreCancelled() async throws {
         let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
         _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        defer { try? FileManager.default.removeItem(atPath: rulesFile) }
         let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
         defer { Task { await server.shutDown() } }
         let namespace = Clients.namespace("rules-e2e")
@@ -47,6 +48,7 @@ struct RulesEndToEndTests {
     @Test func asyncSingleEventsThrowWhenTheListenIsRefused() async throws {
         let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
         _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        defer { try? FileManager.default.removeItem(atPath: rulesFile) }
         let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
         defer { Task { await server.shutDown() } }
         let database = try Clients.make(server, namespace: Clients.namespace("rules-once"))
@@ -74,6 +76,7 @@ struct RulesEndToEndTests {
     @Test func firebasesAsyncSingleEventsNeverReturnWhenTheListenIsRefused() async throws {
         let rulesFile = NSTemporaryDirectory() + "rtdb-e2e-rules-\(UUID().uuidString).json"
         _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(Self.rules.utf8))
+        defer { try? FileManager.default.removeItem(atPath: rulesFile) }
         let server = try await ServerProcess.launch(backend: "memory", arguments: TestTokens.serverArguments + ["--rules", rulesFile])
         defer { Task { await server.shutDown() } }
         let database = try Clients.make(server, namespace: Clients.namespace("rules-firebase-once"))

@@ -17,7 +17,9 @@ import X509
 @Suite("TLS", .serialized)
 struct TLSTests {
     @Test func restStreamsAndTheClientLibraryWorkOverTLS() async throws {
-        let identity = try SelfSignedIdentity(directory: Clients.temporaryDirectory("tls"))
+        let directory = Clients.temporaryDirectory("tls")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let identity = try SelfSignedIdentity(directory: directory)
         let server = try await ServerProcess.launch(
             backend: "memory", arguments: ["--tls-cert", identity.certificatePath, "--tls-key", identity.keyPath])
         defer { Task { await server.shutDown() } }

@@ -72,10 +72,12 @@ struct ClientLimitTests {
 
     @Test("At shutdown an event stream gets a final event and ends, a WebSocket is closed, and the server stops within its deadline")
     func shutdownDeadline() async throws {
+        let directory = NSTemporaryDirectory() + "rtdb-shutdown-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         var logger = Logger(label: "test-server")
         logger.logLevel = .critical
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: NSTemporaryDirectory() + "rtdb-shutdown-\(UUID().uuidString)", backend: "memory",
+            host: "127.0.0.1", port: 0, dataDirectory: directory, backend: "memory",
             logLevel: .critical, shutdownTimeout: .seconds(2))
         let realtime = RealtimeServer(configuration: configuration, backends: TestServer.backends, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [realtime], logger: logger))

@@ -25,6 +25,7 @@ struct ConfigurationFileTests {
     @Test("The command line wins over the environment, which wins over the file; every option is shown")
     func precedence() async throws {
         let config = try file(#"{"port": 9123, "max-connections": 50, "exactly-once": false, "idle-timeout": 7, "default-namespace": "fromfile"}"#)
+        defer { try? FileManager.default.removeItem(atPath: config) }
         let (status, output) = try await run(
             ["--config", config, "--print-config", "--idle-timeout", "3"],
             environment: ["RTDB_MAX_CONNECTIONS": "70", "RTDB_DEFAULT_NAMESPACE": "fromenv"])
@@ -42,7 +43,9 @@ struct ConfigurationFileTests {
     @Test("An unknown key, a value of the wrong type and a bad environment value are errors that name them")
     func badInputIsNamed() async throws {
         let unknown = try file(#"{"max-conections": 5}"#)
+        defer { try? FileManager.default.removeItem(atPath: unknown) }
         let wrongType = try file(#"{"port": "nine"}"#)
+        defer { try? FileManager.default.removeItem(atPath: wrongType) }
         for (arguments, environment) in [
             (["--config", unknown], [String: String]()), (["--config", wrongType], [:]),
             (["--print-config"], ["RTDB_MAX_OPEN_NAMESPACES": "many"]), (["--config", "/nonexistent/rtdb.json"], [:]),

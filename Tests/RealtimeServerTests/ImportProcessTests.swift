@@ -60,11 +60,15 @@ struct ImportProcessTests {
     /// Two chat documents of about `megabytes` each, written by gen-chat-data.
     static func documents(megabytes: Int) async throws -> [String] {
         var files: [String] = []
+        // The caller removes them once it has them; until then, this does.
+        var returned = false
+        defer { if !returned { for file in files { try? FileManager.default.removeItem(atPath: file) } } }
         for seed in [1, 2] {
             let file = NSTemporaryDirectory() + "rtdb-chat-\(seed)-\(UUID().uuidString).json"
-            _ = try await run(try builtExecutable(named: "gen-chat-data"), ["--megabytes", "\(megabytes)", "--seed", "\(seed)"], outputFile: file)
             files.append(file)
+            _ = try await run(try builtExecutable(named: "gen-chat-data"), ["--megabytes", "\(megabytes)", "--seed", "\(seed)"], outputFile: file)
         }
+        returned = true
         return files
     }
 
@@ -132,6 +136,8 @@ struct ImportProcessTests {
     @Test("import refuses while a server holds the data directory; export goes through the server")
     func whileServing() async throws {
         let server = try await ServerProcess.launch(backend: "sqlite")
+        // Also when the test fails on the way (at its end, a second shutDown finds nothing to do).
+        defer { Task { await server.shutDown() } }
         try await server.write("kept", json: #"{"a": 1, ".priority": 2}"#, namespace: "chat")
         let file = NSTemporaryDirectory() + "rtdb-refused-\(UUID().uuidString).json"
         try Data(#"{"replaced": true}"#.utf8).write(to: URL(fileURLWithPath: file))
@@ -153,6 +159,8 @@ struct ImportProcessTests {
     @Test("export through a serving rtdb-server while a writer writes: one moment; a wrong secret gets no file")
     func exportWhileWriting() async throws {
         let server = try await ServerProcess.launch(backend: "lmdb", arguments: TestTokens.serverArguments)
+        // Also when the test fails on the way (at its end, a second shutDown finds nothing to do).
+        defer { Task { await server.shutDown() } }
         let secret = "auth=\(TestTokens.secret)"
         let filler = String(repeating: "z", count: 1000)
         let bulk = (0..<4000).map { #""m\#($0)": {".value": "\#(filler)", ".priority": \#($0)}"# }.joined(separator: ",")

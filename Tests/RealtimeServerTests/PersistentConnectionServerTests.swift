@@ -140,6 +140,7 @@ struct PersistentConnectionServerTests {
     @Test("When the server stops, the client reconnects to a new server on the same port and restores its listens")
     func reconnectAfterServerRestart() async throws {
         let directory = NSTemporaryDirectory() + "rtdb-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try await TestServer.start(backend: "sqlite", directory: directory)
         let delegate = Delegate()
         let connection = connect(port: first.port, delegate: delegate)

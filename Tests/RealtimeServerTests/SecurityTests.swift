@@ -18,6 +18,8 @@ struct SecurityTests {
     static func launch() async throws -> ServerProcess {
         let rulesFile = NSTemporaryDirectory() + "rtdb-security-rules-\(UUID().uuidString).json"
         _ = FileManager.default.createFile(atPath: rulesFile, contents: Data(rules.utf8))
+        // rtdb-server reads the rules file when it starts, before it says it listens.
+        defer { try? FileManager.default.removeItem(atPath: rulesFile) }
         return try await ServerProcess.launch(
             backend: "memory",
             arguments: TestTokens.serverArguments + ["--rules", rulesFile, "--auth-issuer", issuer, "--auth-audience", audience])

@@ -38,6 +38,9 @@ struct StoreCheckTests {
     /// damage, not a log record's).
     static func makeNamespace(_ backend: StorageBackend) async throws -> String {
         let dataDirectory = NSTemporaryDirectory() + "rtdb-check-\(backend.name)-\(UUID().uuidString)"
+        // The caller removes it once it has it; until then, this does.
+        var made = false
+        defer { if !made { try? FileManager.default.removeItem(atPath: dataDirectory) } }
         let directory = dataDirectory + "/dmg"
         let store = try await EmbeddedServerStore.open(backend, directory: directory)
         var root = Node.empty
@@ -54,6 +57,7 @@ struct StoreCheckTests {
         try await store.commit(StoreChange(root: root, changedPaths: paths))
         try await store.close()
         try await EmbeddedServerStore.open(backend, directory: directory).close()
+        made = true
         return dataDirectory
     }
 

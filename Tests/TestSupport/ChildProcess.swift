@@ -113,10 +113,14 @@ public final class ServerProcess: @unchecked Sendable {
         self.child = child
     }
 
-    /// Starts rtdb-server on a free loopback port (or `port`), storing in `directory`.
+    /// Starts rtdb-server on a free loopback port (or `port`), storing in `directory` (by default a
+    /// new one, removed by ``shutDown()`` or else when the test process exits).
     public static func launch(backend: String = "sqlite", directory: String? = nil, port: Int = 0,
                               arguments extra: [String] = []) async throws -> ServerProcess {
+        let madeDirectory = directory == nil
         let directory = directory ?? NSTemporaryDirectory() + "rtdb-e2e-\(UUID().uuidString)"
+        // A shutDown in a test's `defer { Task { ... } }` may still be under way when the process exits.
+        if madeDirectory { removeAtExit(directory) }
         let (child, actualPort) = try await start(backend: backend, directory: directory, port: port, extra: extra)
         return ServerProcess(backend: backend, directory: directory, port: actualPort, child: child, extra: extra)
     }

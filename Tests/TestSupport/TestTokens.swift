@@ -8,10 +8,12 @@ public enum TestTokens {
     /// The secret the test server is started with.
     public static let secret = "rtdb-test-secret-0123456789abcdef"
 
-    /// A file holding ``secret`` (written once per process).
+    /// A file holding ``secret`` (written once per process, removed when the process exits).
     public static let secretFile: String = {
         let path = NSTemporaryDirectory() + "rtdb-test-secret-\(UUID().uuidString)"
         _ = FileManager.default.createFile(atPath: path, contents: Data(secret.utf8))
+        // Servers of any test may read it until the end: no test owns it, the process does.
+        removeAtExit(path)
         return path
     }()
 

@@ -25,7 +25,8 @@ enum Clients {
         }
     }
 
-    /// A client of `server` in `namespace`; with `backend` set, persistence is on there.
+    /// A client of `server` in `namespace`; with `backend` set, persistence is on there, in
+    /// `directory`, which the test picks (``temporaryDirectory(_:)``) and removes.
     static func make(
         _ server: ServerProcess, namespace: String, backend: String? = nil, directory: String? = nil,
         cacheSizeBytes: UInt? = nil
@@ -35,16 +36,19 @@ enum Clients {
 
     static func make(url: String, backend: String? = nil, directory: String? = nil, cacheSizeBytes: UInt? = nil) throws -> Database {
         _ = registered
+        // A directory picked here would be left behind: nobody would remove it.
+        if backend != nil, directory == nil { throw SupportFailure("a client with persistence needs a directory the test removes") }
         let database = try Database(url: url)
-        if let backend {
+        if let backend, let directory {
             database.isPersistenceEnabled = true
             database.persistenceBackendName = backend
-            database.persistenceDirectory = directory ?? temporaryDirectory("client-\(backend)")
+            database.persistenceDirectory = directory
             if let cacheSizeBytes { database.persistenceCacheSizeBytes = cacheSizeBytes }
         }
         return database
     }
 
+    /// A new path in the temporary directory (nothing is made there): the test removes it.
     static func temporaryDirectory(_ label: String) -> String {
         NSTemporaryDirectory() + "rtdb-\(label)-\(UUID().uuidString)"
     }

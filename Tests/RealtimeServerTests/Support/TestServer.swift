@@ -10,17 +10,27 @@ import ServerCore
 import TestSupport
 
 /// An in-process server on a free loopback port, over the memory store unless told otherwise.
+///
+/// Without a `directory` it stores in a new one in the temporary directory, which ``stop()``
+/// removes (or the process's exit, when the test never stops it); a directory given to it belongs
+/// to the caller, which removes it.
 struct TestServer {
     let server: RealtimeServer
     let task: Task<Void, any Error>
     let port: Int
+    /// The data directory when the test server made it (nil when the caller gave one).
+    let ownDirectory: String?
 
     static let backends = StorageBackends([.memory, .sqlite, .lmdb, .leveldb, OpeningGate.backend])
 
     static func start(backend: String = "memory", directory: String? = nil, maxQueuedBytes: Int = 64 * 1024 * 1024,
                       maxQueuedBytesTotal: Int = 512 * 1024 * 1024, keepAlive: Duration = .seconds(30),
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let madeDirectory = directory == nil
         let directory = directory ?? NSTemporaryDirectory() + "rtdb-test-\(UUID().uuidString)"
+        let ownDirectory = madeDirectory ? directory : nil
+        // Removed by stop(); at exit, also when the test failed before it stopped the server.
+        if let ownDirectory { removeAtExit(ownDirectory) }
         var logger = Logger(label: "test-server")
         // Stopping by cancellation makes Hummingbird log its child channels' cancellation as errors.
         logger.logLevel = .critical
@@ -30,15 +40,22 @@ struct TestServer {
         configure(&configuration)
         let server = RealtimeServer(configuration: configuration, backends: backends, logger: logger)
         let task = Task { try await server.run() }
-        let port = try await server.port()
-        return TestServer(server: server, task: task, port: port)
+        do {
+            return TestServer(server: server, task: task, port: try await server.port(), ownDirectory: ownDirectory)
+        } catch {
+            // It never listened: stop it all the same, and remove what it made.
+            await TestServer(server: server, task: task, port: 0, ownDirectory: ownDirectory).stop()
+            throw error
+        }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// Stops the server; once it has closed its stores, removes the data directory it made.
     func stop() async {
         task.cancel()
         _ = try? await task.value
+        if let ownDirectory { try? FileManager.default.removeItem(atPath: ownDirectory) }
     }
 }
 
