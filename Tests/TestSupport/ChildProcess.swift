@@ -17,7 +17,11 @@ public final class ChildProcess: @unchecked Sendable {
     // `buffer` and `outputEnded` are guarded by `lock`.
     public let process = Process()
     private let lock = NSLock()
-    private var buffer = Data()
+    // Bytes, not `Data`: LeakSanitizer does not follow the reference a `Data` too large to be
+    // stored inline keeps to its storage, and reports the storage of one still alive at exit (a
+    // server process whose shutdown was under way) as a direct leak: reproduced with a 20-line
+    // program (20 bytes and more reported, 10 not; nothing when the values are released first).
+    private var buffer: [UInt8] = []
     private var outputEnded = false
 
     /// Starts `executable` with `arguments`; standard error is discarded unless `showErrors`
@@ -38,7 +42,7 @@ public final class ChildProcess: @unchecked Sendable {
             if data.isEmpty { handle.readabilityHandler = nil }
             guard let self else { return }
             self.lock.withLock {
-                self.buffer.append(data)
+                self.buffer.append(contentsOf: data)
                 if data.isEmpty { self.outputEnded = true }
             }
         }
