@@ -46,7 +46,13 @@ struct PostgresImportTests {
 
     /// The namespace's whole data as a node serves it.
     static func served(_ server: ServerProcess, namespace: String) async throws -> Node {
-        let reply = try await restRequest("GET", server.restURL("", namespace: namespace) + "&format=export")
+        let reply: RESTReply
+        do {
+            reply = try await restRequest("GET", server.restURL("", namespace: namespace) + "&format=export")
+        } catch {
+            // Say which node did not answer (under a sanitizer one took over 20 s, twice).
+            throw SupportFailure("GET / of \(namespace) from the node on port \(server.port) failed: \(error)")
+        }
         guard reply.status == 200 else { throw SupportFailure("GET / gave \(reply.status): \(reply.body)") }
         return try Node(jsonString: reply.body)
     }
